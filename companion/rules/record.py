@@ -1,0 +1,162 @@
+"""The game record: players, game, options and the event list, as versioned JSON.
+
+This is the project's PGN: what the service stores, exports and imports. Replaying a
+record rebuilds the identical state. The event list is append-only; host corrections
+(`undo`, `amend`) are events of their own, resolved here into the effective list the
+game folds.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping, Sequence
+
+from companion.rules.errors import BadRecord, IllegalAction
+from companion.rules.events import Amend, EndGame, Event, Undo, from_dict
+from companion.rules.game import Game, GameState
+from companion.rules.registry import get_game
+
+FORMAT = "game-table-companion/record"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    game: str
+    players: tuple[str, ...]
+    options: Mapping[str, Any] = field(default_factory=dict)
+    events: tuple[Event, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def appended(self, event: Event) -> "GameRecord":
+        return replace(self, events=self.events + (event,))
+
+    # --- JSON ---------------------------------------------------------------------
+
+    def to_dict(self, *, public: bool = False) -> dict[str, Any]:
+        """The record as JSON data. `public=True` hides secret events not yet revealed."""
+        pending = pending_secrets(self.events) if public else set()
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "game": self.game,
+            "players": list(self.players),
+            "options": dict(self.options),
+            "meta": dict(self.meta),
+            "events": [e.redacted() if i in pending else e.to_dict() for i, e in enumerate(self.events)],
+        }
+
+    def to_json(self, *, public: bool = False, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(public=public), indent=indent)
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "GameRecord":
+        if not isinstance(data, dict):
+            raise BadRecord("a game record must be a JSON object")
+        if data.get("format", FORMAT) != FORMAT:
+            raise BadRecord(f"not a game record (format {data.get('format')!r})", field="format")
+        version = data.get("version")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise BadRecord("missing or non-numeric version", field="version")
+        if version > VERSION:
+            raise BadRecord(f"record version {version} is newer than this companion reads ({VERSION}); upgrade the companion", field="version")
+        if version < 1:
+            raise BadRecord(f"unknown record version {version}", field="version")
+        game = data.get("game")
+        if not isinstance(game, str):
+            raise BadRecord("missing game name", field="game")
+        players = data.get("players")
+        if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+            raise BadRecord("players must be a list of names", field="players")
+        options = data.get("options", {})
+        if not isinstance(options, dict):
+            raise BadRecord("options must be an object", field="options")
+        meta = data.get("meta", {})
+        if not isinstance(meta, dict):
+            raise BadRecord("meta must be an object", field="meta")
+        raw_events = data.get("events", [])
+        if not isinstance(raw_events, list):
+            raise BadRecord("events must be a list", field="events")
+        events = tuple(from_dict(e, index=i) for i, e in enumerate(raw_events))
+        return cls(game=game, players=tuple(players), options=options, events=events, meta=meta)
+
+    @classmethod
+    def from_json(cls, text: str) -> "GameRecord":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise BadRecord(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        return cls.from_dict(data)
+
+
+def effective_events(events: Sequence[Event]) -> list[tuple[int, Event]]:
+    """The game events in force, as (record index, event), after undo and amend.
+
+    An `amend` replaces the event at its target (which must be a game event still in
+    force); an `undo` takes back the latest game event still in force; `end_game` is
+    kept (it ends the game). Raises BadRecord for a correction that points nowhere.
+    """
+    live: list[tuple[int, Event]] = []
+    for index, ev in enumerate(events):
+        if isinstance(ev, Undo):
+            if not live:
+                raise BadRecord("undo with nothing to take back", index=index)
+            live.pop()
+        elif isinstance(ev, Amend):
+            slot = next((k for k, (i, _) in enumerate(live) if i == ev.target), None)
+            if slot is None:
+                raise BadRecord(f"amend points at event {ev.target}, which is not in force", index=index, field="target")
+            if isinstance(ev.event, (Undo, Amend, EndGame)):
+                raise BadRecord("an amend must replace a game event", index=index, field="event")
+            if type(ev.event) is not type(live[slot][1]):
+                raise BadRecord(
+                    f"amend replaces a {live[slot][1].kind!r} with a {ev.event.kind!r}", index=index, field="event"
+                )
+            live[slot] = (ev.target, ev.event)
+        else:
+            live.append((index, ev))
+    return live
+
+
+def pending_secrets(events: Sequence[Event]) -> set[int]:
+    """Record indexes of secret events (chip calls) that no reveal has uncovered yet."""
+    pending: set[int] = set()
+    try:
+        live = effective_events(events)
+    except BadRecord:
+        live = list(enumerate(events))
+    for index, ev in live:
+        if ev.reveals:
+            pending.clear()
+        elif ev.secret:
+            pending.add(index)
+    # amended copies of a secret live under their target index; hide the amend too
+    for index, ev in enumerate(events):
+        if isinstance(ev, Amend) and ev.event.secret and ev.target in pending:
+            pending.add(index)
+    return pending
+
+
+def fold(game: Game, start: GameState, events: Sequence[tuple[int, Event]]) -> GameState:
+    """Apply events in order; an illegal one becomes BadRecord naming its record index."""
+    state = start
+    for index, ev in events:
+        if isinstance(ev, EndGame):
+            state = replace(state, finished=True, history=state.history + (f"Game ended: {ev.reason}",))
+            continue
+        try:
+            state = game.apply(state, ev)
+        except IllegalAction as exc:
+            raise BadRecord(f"{ev.kind} refused: {exc}", index=index) from None
+    return state
+
+
+def replay(record: GameRecord) -> GameState:
+    """The state a record leads to. Raises BadRecord (with the event index) or UnknownGame."""
+    game = get_game(record.game)
+    try:
+        start = game.start(record.players, record.options)
+    except IllegalAction as exc:
+        raise BadRecord(str(exc), field="options" if exc.rule == "options" else "players") from None
+    return fold(game, start, effective_events(record.events))
