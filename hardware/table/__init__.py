@@ -1,0 +1,4 @@
+"""The physical table: seat buttons, shared buttons and seat lights (gpiozero).
+
+Import the public names from `hardware.gpio`.
+"""
