@@ -21,6 +21,11 @@ def _normalise(name: str) -> str:
     return name.strip().casefold().replace("_", "-").replace(" ", "-").replace("'", "")
 
 
+def register(name: str, module: str) -> None:
+    """Add a game module (defining GAME) under its canonical name."""
+    _MODULES[name] = module
+
+
 def all_games() -> list[Game]:
     return [importlib.import_module(m).GAME for m in _MODULES.values()]
 
@@ -28,6 +33,8 @@ def all_games() -> list[Game]:
 def get_game(name: str) -> Game:
     """The game called `name` (its name, an alias, any case, _ or - or spaces)."""
     wanted = _normalise(name)
+    if wanted in _MODULES:
+        return importlib.import_module(_MODULES[wanted]).GAME
     for game in all_games():
         if wanted == game.name or wanted in (_normalise(a) for a in game.aliases):
             return game

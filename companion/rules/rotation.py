@@ -1,0 +1,98 @@
+"""What the three point games (Tregald, Val-Des, Gyvahrs) share.
+
+A role (Tregald, caster) passes to the left turn by turn; a reading from the table is
+checked against the reading the game asked for; the game ends after a planned number
+of turns, or, when the top score is shared then, after further blocks of turns
+(a full round, one set) until it is not.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Sequence
+
+from companion.rules.dice import COLOURS, is_pip
+from companion.rules.errors import IllegalAction
+from companion.rules.events import DiceObserved, Face
+from companion.rules.game import DiceRequest, SeatView
+
+#: What one die of each kind is called on the slate and in messages.
+_DIE_NAMES = {"chance": ("chance cube", "chance cubes"), "spike": ("spike die", "spike dice")}
+
+
+def dice_words(kind: str, count: int) -> str:
+    """ "5 chance cubes", "1 spike die"."""
+    one, many = _DIE_NAMES.get(kind, ("die", "dice"))
+    return f"{count} {one if count == 1 else many}"
+
+
+def check_reading(event: DiceObserved, request: DiceRequest | None, players: Sequence[str]) -> tuple[Face, ...]:
+    """The faces of a reading that fits `request`, or IllegalAction saying what is wrong.
+
+    Spike dice are read as 1..6, so a pip d6 stands in for a spike die.
+    """
+    if request is None:
+        raise IllegalAction("reading", "no dice reading is expected now")
+    if event.seat is not None:
+        if isinstance(event.seat, bool) or not isinstance(event.seat, int) or not 0 <= event.seat < len(players):
+            raise IllegalAction("seats", f"there is no seat {event.seat!r} at this table (seats 0..{len(players) - 1})")
+        if request.seat is not None and event.seat != request.seat:
+            raise IllegalAction("turn order", f"it is {players[request.seat]}'s throw, not {players[event.seat]}'s")
+    values = tuple(event.values)
+    if len(values) != request.count:
+        verb = "is" if request.count == 1 else "are"
+        raise IllegalAction(
+            "dice in play", f"{dice_words(request.kind, request.count)} {verb} in play but {len(values)} were read"
+        )
+    for face in values:
+        if request.kind == "chance" and face not in COLOURS:
+            raise IllegalAction("faces", f"a chance cube shows red or blue, not {face!r}")
+        if request.kind != "chance" and not is_pip(face, 6):
+            raise IllegalAction("faces", f"a spike die shows 1 to 6, not {face!r}")
+    return values
+
+
+def random_reading(request: DiceRequest | None, rng: random.Random) -> DiceObserved:
+    """A simulated reading fitting `request`, faces drawn from the caller's rng."""
+    if request is None:
+        raise IllegalAction("reading", "no dice reading is expected now")
+    faces: Sequence[Face] = COLOURS if request.kind == "chance" else range(1, 7)
+    values = tuple(rng.choice(faces) for _ in range(request.count))
+    return DiceObserved(values, seat=request.seat, source="simulated")
+
+
+def leader(scores: Sequence[int]) -> int | None:
+    """The seat alone at the top, or None when the top score is shared."""
+    best = max(scores)
+    tops = [seat for seat, score in enumerate(scores) if score == best]
+    return tops[0] if len(tops) == 1 else None
+
+
+def is_over(done: int, planned: int, block: int, scores: Sequence[int]) -> bool:
+    """True after `done` turns when the game ends: the planned turns are played, a
+    whole block of extra turns is complete, and the top score is not shared."""
+    return done >= planned and (done - planned) % block == 0 and leader(scores) is not None
+
+
+def ranked(
+    players: Sequence[str],
+    scores: Sequence[int],
+    *,
+    roles: dict[int, str] | None = None,
+    statuses: dict[int, str] | None = None,
+) -> tuple[SeatView, ...]:
+    """Slate lines, best score first (seat order between equal scores)."""
+    roles = roles or {}
+    statuses = statuses or {}
+    order = sorted(range(len(players)), key=lambda s: (-scores[s], s))
+    return tuple(
+        SeatView(seat, players[seat], score=scores[seat], role=roles.get(seat), status=statuses.get(seat)) for seat in order
+    )
+
+
+def seat_list(players: Sequence[str], seats: Sequence[int]) -> str:
+    """ "Ann", "Ann and Ben", "Ann, Ben and Cara"."""
+    names = [players[s] for s in seats]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]

@@ -1,0 +1,387 @@
+"""The table: the one object the slate, the buttons and the camera talk to.
+
+It owns the current `Session`, writes every accepted event to the `Store` *before*
+anyone is told about it (nothing acknowledged is ever lost), keeps a public snapshot
+(no secret ever), and wakes listeners (server-sent events) when it changes. All
+methods are thread-safe: gpiozero callbacks, the camera loop and web requests may
+call in from different threads.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
+
+from companion.rules import DiceObserved, Event, GameRecord, IllegalAction
+from companion.session import Session
+
+log = logging.getLogger("companion.table")
+
+
+class NoGame(IllegalAction):
+    def __init__(self) -> None:
+        super().__init__("no game", "no game is running; start one on the host panel")
+
+
+class Store(Protocol):
+    """Where game records live. `append` must be durable when it returns."""
+
+    def create(self, record: GameRecord) -> str: ...
+    def append(self, game_id: str, index: int, event: Event) -> None: ...
+    def finish(self, game_id: str, slate: Mapping[str, Any]) -> None: ...
+    def unfinished(self) -> list[tuple[str, GameRecord]]: ...
+    def list_games(self) -> list[dict[str, Any]]: ...
+    def load(self, game_id: str) -> GameRecord: ...
+
+
+class MemoryStore:
+    """A Store kept in memory: tests and `--data-dir` less experiments."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, GameRecord] = {}
+        self._slates: dict[str, dict[str, Any]] = {}
+        self._ids = itertools.count(1)
+
+    def create(self, record: GameRecord) -> str:
+        game_id = str(next(self._ids))
+        self._records[game_id] = record
+        return game_id
+
+    def append(self, game_id: str, index: int, event: Event) -> None:
+        record = self._records[game_id]
+        if index != len(record.events):
+            raise ValueError(f"event {index} out of order for game {game_id}")
+        self._records[game_id] = record.appended(event)
+
+    def finish(self, game_id: str, slate: Mapping[str, Any]) -> None:
+        self._slates[game_id] = dict(slate)
+
+    def unfinished(self) -> list[tuple[str, GameRecord]]:
+        return [(i, r) for i, r in self._records.items() if i not in self._slates]
+
+    def list_games(self) -> list[dict[str, Any]]:
+        return [summary(i, r, self._slates.get(i)) for i, r in self._records.items()]
+
+    def load(self, game_id: str) -> GameRecord:
+        return self._records[game_id]
+
+
+def summary(game_id: str, record: GameRecord, final: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The line a history list shows for a game."""
+    return {
+        "id": game_id,
+        "game": record.game,
+        "players": list(record.players),
+        "started": record.meta.get("started"),
+        "events": len(record.events),
+        "finished": final is not None,
+        "winner": (final or {}).get("winner"),
+        "slate": dict(final) if final else None,
+    }
+
+
+@dataclass(frozen=True)
+class HeldReading:
+    """A camera reading the table must confirm: flagged, or not fitting the game."""
+
+    values: tuple[Any, ...]
+    boxes: tuple[tuple[int, int, int, int], ...]
+    confidences: tuple[float, ...]
+    reason: str
+    photo_id: int | None
+
+
+class Table:
+    """The service's single source of truth for the current game."""
+
+    def __init__(self, store: Store | None = None, *, clock: Callable[[], float] = time.time, photo_limit: int = 12):
+        self.store: Store = store if store is not None else MemoryStore()
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self._session: Session | None = None
+        self._game_id: str | None = None
+        self._seq = 0
+        self._snapshot_json = ""
+        self._held: HeldReading | None = None
+        self._photos: dict[int, bytes] = {}
+        self._photo_ids = itertools.count(1)
+        self._photo_limit = photo_limit
+        self._reveal_photo: dict[str, Any] | None = None
+        self._devices: dict[str, dict[str, str]] = {}
+        self._publish()
+
+    # --- life cycle -------------------------------------------------------------------
+
+    def resume(self) -> bool:
+        """Pick up the newest unfinished game from the store, exactly where it stopped."""
+        with self._lock:
+            pending = self.store.unfinished()
+            if not pending:
+                return False
+            game_id, record = pending[-1]
+            self._session = Session(record)
+            self._game_id = game_id
+            log.info("resumed game %s (%s, %d events)", game_id, record.game, len(record.events))
+            self._publish()
+            return True
+
+    def start_game(self, game: str, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str:
+        with self._lock:
+            if self._session is not None and not self._session.finished:
+                raise IllegalAction("one game at a time", "a game is in progress; end it before starting another")
+            meta = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))}
+            session = Session.new(game, players, options, meta)
+            game_id = self.store.create(session.record)
+            self._session, self._game_id = session, game_id
+            self._held, self._reveal_photo = None, None
+            log.info("game %s started: %s for %s", game_id, session.game.title, ", ".join(session.record.players))
+            self._publish()
+            return game_id
+
+    # --- changes (each is stored before it is acknowledged) ------------------------
+
+    def submit(self, event: Event) -> None:
+        with self._lock:
+            session = self._require()
+            self._commit(lambda: session.submit(event))
+
+    def press(self, seat: int | None, button: str) -> bool:
+        """A table button (real or virtual). False when it means nothing now."""
+        with self._lock:
+            session = self._session
+            if session is None or session.finished:
+                log.debug("press %s/%s ignored: no game", seat, button)
+                return False
+            event = session.game.on_button(session.state, seat, button)
+            if event is None:
+                log.debug("press %s/%s ignored in phase %s", seat, button, session.prompt().phase)
+                return False
+            self._commit(lambda: session.submit(event))
+            return True
+
+    def undo(self) -> None:
+        with self._lock:
+            session = self._require()
+            self._commit(session.undo)
+
+    def amend(self, target: int, event: Event) -> None:
+        with self._lock:
+            session = self._require()
+            self._commit(lambda: session.amend(target, event))
+
+    def end_game(self, reason: str = "ended by the host") -> None:
+        with self._lock:
+            session = self._require()
+            self._commit(lambda: session.end(reason))
+
+    def _commit(self, change: Callable[[], Event]) -> None:
+        """Apply on a copy of the session, store, then make it current and tell everyone."""
+        session = self._require()
+        before = (session._record, session._state)  # restore if the store fails
+        event = change()
+        index = len(session.record.events) - 1
+        try:
+            self.store.append(self._game_id, index, event)
+        except Exception:
+            session._record, session._state = before
+            log.exception("could not store event %d of game %s; it was not applied", index, self._game_id)
+            raise
+        log.info("game %s event %d: %s", self._game_id, index, json.dumps(_public_event(event, session)))
+        if session.finished:
+            self.store.finish(self._game_id, session.slate().to_json())
+            log.info("game %s finished; winner: %s", self._game_id, session.slate().winner)
+        self._publish()
+
+    def _require(self) -> Session:
+        if self._session is None:
+            raise NoGame()
+        return self._session
+
+    # --- camera readings -----------------------------------------------------------
+
+    def expected_dice(self):
+        """The DiceRequest the game is waiting for, or None."""
+        with self._lock:
+            if self._session is None or self._session.finished:
+                return None
+            return self._session.prompt().dice
+
+    def offer_reading(self, values: Sequence[Any], *, boxes: Sequence[Sequence[int]] = (),
+                      confidences: Sequence[float] = (), flagged: bool = False, reason: str | None = None,
+                      photo: bytes | None = None, source: str = "camera") -> str:
+        """A reading from the camera: applied when it fits, else held for the host.
+
+        Returns "applied", "held" or "ignored" (no reading expected now).
+        """
+        with self._lock:
+            request = self.expected_dice()
+            if request is None:
+                return "ignored"
+            photo_id = self._keep_photo(photo)
+            boxes_t = tuple(tuple(int(v) for v in b) for b in boxes)
+            conf_t = tuple(float(c) for c in confidences)
+            if not flagged:
+                try:
+                    self.submit(DiceObserved(values=tuple(values), seat=request.seat, source=source))
+                except IllegalAction as exc:
+                    reason = str(exc)
+                else:
+                    self._held = None
+                    self._set_reveal_photo(photo_id, values, boxes_t, conf_t)
+                    return "applied"
+            self._held = HeldReading(tuple(values), boxes_t, conf_t, reason or "the reader is unsure", photo_id)
+            log.info("reading held for the host: %s", self._held.reason)
+            self._publish()
+            return "held"
+
+    def confirm_reading(self, values: Sequence[Any]) -> None:
+        """The host's fix of a held (or a manual) reading."""
+        with self._lock:
+            request = self.expected_dice()
+            if request is None:
+                raise IllegalAction("no reading expected", "the game is not waiting for dice now")
+            held = self._held
+            self.submit(DiceObserved(values=tuple(values), seat=request.seat, source="host"))
+            self._held = None
+            if held is not None and held.photo_id is not None:
+                self._set_reveal_photo(held.photo_id, values, held.boxes if len(held.boxes) == len(values) else (), ())
+            self._publish()
+
+    def _keep_photo(self, photo: bytes | None) -> int | None:
+        if photo is None:
+            return None
+        photo_id = next(self._photo_ids)
+        self._photos[photo_id] = photo
+        while len(self._photos) > self._photo_limit:
+            self._photos.pop(min(self._photos))
+        return photo_id
+
+    def _set_reveal_photo(self, photo_id, values, boxes, confidences) -> None:
+        session = self._require()
+        index = len(session.record.events) - 1
+        self._reveal_photo = None if photo_id is None else {
+            "id": photo_id,
+            "event": index,
+            "dice": [
+                {"value": v, "box": list(boxes[i]) if i < len(boxes) else None,
+                 "confidence": confidences[i] if i < len(confidences) else None}
+                for i, v in enumerate(values)
+            ],
+        }
+        self._publish()
+
+    def photo(self, photo_id: int) -> bytes | None:
+        with self._lock:
+            return self._photos.get(photo_id)
+
+    # --- device status (camera, buttons) shown on the slate and host panel -------
+
+    def set_device_status(self, device: str, status: str, message: str = "") -> None:
+        with self._lock:
+            if self._devices.get(device) != {"status": status, "message": message}:
+                self._devices[device] = {"status": status, "message": message}
+                self._publish()
+
+    # --- views -------------------------------------------------------------------------
+
+    @property
+    def seq(self) -> int:
+        return self._seq
+
+    @property
+    def game_id(self) -> str | None:
+        return self._game_id
+
+    @property
+    def session(self) -> Session | None:
+        return self._session
+
+    def snapshot(self) -> dict[str, Any]:
+        """The public state: what any slate, phone or API client may see."""
+        with self._lock:
+            return json.loads(self._snapshot_json)
+
+    def snapshot_json(self) -> tuple[int, str]:
+        with self._lock:
+            return self._seq, self._snapshot_json
+
+    def host_view(self) -> dict[str, Any]:
+        """The public state plus what the host needs to correct it (still no secrets)."""
+        with self._lock:
+            view = self.snapshot()
+            held = self._held
+            view["held_reading"] = None if held is None else {
+                "values": list(held.values), "reason": held.reason, "photo": held.photo_id,
+                "dice": [{"value": v, "box": list(held.boxes[i]) if i < len(held.boxes) else None}
+                         for i, v in enumerate(held.values)],
+            }
+            if self._session is not None:
+                record = self._session.record.to_dict(public=True)
+                live = {i for i, _ in self._session.live_events()}
+                view["events"] = [dict(e, index=i, in_force=i in live) for i, e in enumerate(record["events"])]
+            else:
+                view["events"] = []
+            return view
+
+    def public_record(self, game_id: str | None = None) -> GameRecord | dict[str, Any]:
+        """A game's record as JSON data, with unrevealed secrets hidden."""
+        with self._lock:
+            if game_id is None or game_id == self._game_id:
+                session = self._require()
+                return session.record.to_dict(public=True)
+            return self.store.load(game_id).to_dict(public=True)
+
+    def wait_for_change(self, after_seq: int, timeout: float) -> tuple[int, str] | None:
+        """Block until the snapshot is newer than `after_seq` (or timeout: None)."""
+        with self._changed:
+            if self._seq <= after_seq:
+                self._changed.wait(timeout)
+            if self._seq <= after_seq:
+                return None
+            return self._seq, self._snapshot_json
+
+    def changes(self, after_seq: int = 0, *, heartbeat: float = 15.0) -> Iterator[tuple[int, str] | None]:
+        """Snapshots as they change; None every `heartbeat` seconds of quiet (keep-alive)."""
+        seq = after_seq
+        while True:
+            change = self.wait_for_change(seq, heartbeat)
+            if change is not None:
+                seq = change[0]
+            yield change
+
+    def _publish(self) -> None:
+        with self._changed:
+            self._seq += 1
+            self._snapshot_json = json.dumps(self._build_snapshot(), separators=(",", ":"))
+            self._changed.notify_all()
+
+    def _build_snapshot(self) -> dict[str, Any]:
+        session = self._session
+        snap: dict[str, Any] = {"seq": self._seq, "game_id": self._game_id, "devices": dict(self._devices)}
+        if session is None:
+            snap.update(slate=None, prompt=None, photo=None, held=False)
+            return snap
+        prompt = session.prompt()
+        snap["slate"] = session.slate().to_json()
+        snap["prompt"] = {
+            "phase": prompt.phase, "text": prompt.text, "seats": list(prompt.seats), "wants": list(prompt.wants),
+            "waiting": list(prompt.waiting),
+            "dice": None if prompt.dice is None else {
+                "kind": prompt.dice.kind, "count": prompt.dice.count, "seat": prompt.dice.seat,
+                "purpose": prompt.dice.purpose, "hands": [[s, list(h)] for s, h in prompt.dice.hands],
+            },
+        }
+        snap["photo"] = self._reveal_photo
+        snap["held"] = self._held is not None
+        return snap
+
+
+def _public_event(event: Event, session: Session) -> dict[str, Any]:
+    """An event as it may be logged: secret content hidden until revealed."""
+    return event.redacted() if event.secret else event.to_dict()
