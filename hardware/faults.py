@@ -26,3 +26,7 @@ class CameraUnavailable(HardwareFault):
 
 class CameraConfigError(HardwareFault, ValueError):
     """The `[camera]` section of the config file is not understood."""
+
+
+class RecordingEnded(CameraUnavailable):
+    """A recorded-frames source (demo, tests) has shown its last frame and does not loop."""

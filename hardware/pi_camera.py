@@ -1,0 +1,115 @@
+"""The Raspberry Pi camera through picamera2, in the few calls its examples use.
+
+picamera2 exists only on Raspberry Pi OS (python3-picamera2), so it is imported when a
+`PiCamera` is opened, never when this module is: everything else imports on a laptop.
+
+Colour: picamera2's "RGB888" format lays pixels out as B, G, R in memory, which is the
+order OpenCV wants, so frames go to the reader without conversion.
+
+Stable colours between reveals: after a warm-up with automatic exposure and white
+balance, we read back the values they settled on and set them as fixed controls
+(AeEnable/AwbEnable off, ExposureTime, AnalogueGain, ColourGains). A die's red then
+looks the same at the tenth reveal as at the first, whatever the players' shadows do.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from hardware.faults import CameraUnavailable
+
+log = logging.getLogger(__name__)
+
+_MANUAL_HINT = "enter the dice on the host panel"
+_LOCKED_CONTROLS = ("ExposureTime", "AnalogueGain", "ColourGains")
+_AF_CONTINUOUS = 2  # libcamera's AfModeEnum.Continuous, used when libcamera's enum cannot be imported
+
+
+class PiCamera:
+    """Frames from a Raspberry Pi camera module (BGR uint8 arrays of `resolution`)."""
+
+    def __init__(
+        self,
+        resolution: tuple[int, int] = (1280, 720),
+        *,
+        mode: str = "video",
+        warmup_seconds: float = 2.0,
+        lock_exposure: bool = True,
+        autofocus: bool = True,
+        camera_num: int = 0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        try:
+            from picamera2 import Picamera2
+        except ImportError as exc:
+            raise CameraUnavailable(
+                "the Raspberry Pi camera library is not installed (python3-picamera2 on Raspberry Pi OS); "
+                f"{_MANUAL_HINT}"
+            ) from exc
+        try:
+            self._camera = Picamera2(camera_num)
+        except Exception as exc:  # IndexError or RuntimeError when no camera is connected
+            raise CameraUnavailable(
+                f"no Raspberry Pi camera found ({exc}); check the ribbon cable and its orientation. "
+                f"Meanwhile, {_MANUAL_HINT}"
+            ) from exc
+        try:
+            self._start(tuple(resolution), mode, autofocus)
+            sleep(warmup_seconds)
+            if lock_exposure:
+                self.lock_exposure()
+        except Exception as exc:
+            self.close()
+            raise CameraUnavailable(f"the Raspberry Pi camera did not start ({exc}); {_MANUAL_HINT}") from exc
+
+    def _start(self, resolution: tuple[int, int], mode: str, autofocus: bool) -> None:
+        camera = self._camera
+        make = camera.create_still_configuration if mode == "still" else camera.create_video_configuration
+        camera.configure(make(main={"size": resolution, "format": "RGB888"}))
+        camera.start()
+        if autofocus and "AfMode" in camera.camera_controls:
+            camera.set_controls({"AfMode": _af_continuous()})
+
+    def lock_exposure(self) -> dict[str, object]:
+        """Freeze exposure and white balance at what automatic control settled on; return the values."""
+        metadata = self._camera.capture_metadata()
+        locked = {name: metadata[name] for name in _LOCKED_CONTROLS if name in metadata}
+        self._camera.set_controls({"AeEnable": False, "AwbEnable": False, **locked})
+        log.info("camera exposure and white balance locked: %s", locked)
+        return locked
+
+    def read(self) -> np.ndarray:
+        if self._camera is None:
+            raise CameraUnavailable("the Raspberry Pi camera was closed")
+        try:
+            return self._camera.capture_array("main")
+        except Exception as exc:
+            raise CameraUnavailable(f"the Raspberry Pi camera stopped answering ({exc}); {_MANUAL_HINT}") from exc
+
+    def close(self) -> None:
+        camera, self._camera = getattr(self, "_camera", None), None
+        if camera is None:
+            return
+        for step in (camera.stop, camera.close):
+            try:
+                step()
+            except Exception:  # a camera that vanished cannot be stopped cleanly; nothing to do
+                log.debug("picamera2 %s failed", step.__name__, exc_info=True)
+
+    def __enter__(self) -> PiCamera:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _af_continuous() -> object:
+    try:
+        from libcamera import controls
+    except ImportError:
+        return _AF_CONTINUOUS
+    return controls.AfModeEnum.Continuous
