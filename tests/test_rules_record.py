@@ -1,0 +1,110 @@
+"""The game record: JSON round trip, corrections as events, secrecy, bad records."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from companion.rules import (
+    Amend,
+    BadRecord,
+    ChipCall,
+    DiceObserved,
+    GameRecord,
+    Undo,
+    effective_events,
+    pending_secrets,
+    replay,
+)
+from companion.rules.events import from_dict
+
+
+def toy_record(*events):
+    return GameRecord(game="toy", players=("Ann", "Ben"), options={"turns": 2}, events=tuple(events))
+
+
+def test_every_event_round_trips_through_its_record_form():
+    for ev in [ChipCall(1, "yellow"), DiceObserved(("red", 3), seat=2, source="camera"), Undo(),
+               Amend(target=4, event=DiceObserved((1, 2)))]:
+        assert from_dict(json.loads(json.dumps(ev.to_dict()))) == ev
+
+
+def test_replaying_a_record_rebuilds_the_identical_state():
+    record = toy_record(ChipCall(0, "green"), ChipCall(1, "yellow"), DiceObserved(("red",)))
+    again = GameRecord.from_json(record.to_json())
+    assert again == record
+    assert replay(again) == replay(record)
+    assert replay(record).scores == (1, 0)
+
+
+def test_undo_takes_back_the_latest_event_in_force():
+    record = toy_record(ChipCall(0, "green"), ChipCall(1, "yellow"), DiceObserved(("red",)), Undo(), Undo())
+    assert [i for i, _ in effective_events(record.events)] == [0]
+
+
+def test_amend_replaces_the_target_and_the_game_is_replayed():
+    record = toy_record(ChipCall(0, "green"), ChipCall(1, "yellow"), DiceObserved(("red",)),
+                        Amend(target=2, event=DiceObserved(("blue",))))
+    assert replay(record).scores == (0, 1)
+
+
+def test_amend_must_keep_the_event_kind():
+    record = toy_record(ChipCall(0, "green"), Amend(target=0, event=DiceObserved(("blue",))))
+    with pytest.raises(BadRecord) as err:
+        replay(record)
+    assert err.value.index == 1 and err.value.field == "event"
+
+
+def test_chip_calls_stay_hidden_in_the_public_record_until_the_reveal():
+    before = toy_record(ChipCall(0, "green"), ChipCall(1, "yellow"))
+    public = before.to_dict(public=True)
+    assert [e["chip"] for e in public["events"]] == ["hidden", "hidden"]
+    assert "green" not in json.dumps(public) and "yellow" not in json.dumps(public)
+    after = before.appended(DiceObserved(("red",)))
+    assert [e["chip"] for e in after.to_dict(public=True)["events"][:2]] == ["green", "yellow"]
+
+
+def test_an_amended_secret_call_is_hidden_too():
+    record = toy_record(ChipCall(0, "green"), Amend(target=0, event=ChipCall(0, "yellow")))
+    assert pending_secrets(record.events) == {0, 1}
+    assert "yellow" not in json.dumps(record.to_dict(public=True))
+
+
+@pytest.mark.parametrize(
+    "events, index, field",
+    [
+        ([{"kind": "chip_call", "seat": "one", "chip": "green"}], 0, "seat"),
+        ([{"kind": "chip_call", "seat": 0, "chip": "green"}, {"kind": "chip_call", "seat": 1, "chip": "purple"}], 1, "chip"),
+        ([{"kind": "teleport"}], 0, "kind"),
+        ([{"kind": "dice"}], 0, "values"),
+        ([{"kind": "chip_call", "seat": 0, "chip": "green", "colour": "red"}], 0, "colour"),
+    ],
+)
+def test_a_malformed_event_is_named_by_index_and_field(events, index, field):
+    data = toy_record().to_dict()
+    data["events"] = events
+    with pytest.raises(BadRecord) as err:
+        GameRecord.from_dict(data)
+    assert (err.value.index, err.value.field) == (index, field)
+    assert f"event {index}" in str(err.value)
+
+
+def test_an_illegal_event_in_a_record_is_named_by_index():
+    record = toy_record(ChipCall(0, "green"), DiceObserved(("red",)))
+    with pytest.raises(BadRecord) as err:
+        replay(record)
+    assert err.value.index == 1
+    assert "before the reveal" in str(err.value)
+
+
+def test_a_record_from_a_newer_companion_is_refused_clearly():
+    data = toy_record().to_dict()
+    data["version"] = 99
+    with pytest.raises(BadRecord, match="newer"):
+        GameRecord.from_dict(data)
+
+
+def test_not_json_is_reported_with_its_position():
+    with pytest.raises(BadRecord, match="line 1"):
+        GameRecord.from_json("{not json")

@@ -1,0 +1,162 @@
+"""The session and the table: all-or-nothing changes, store before acknowledge,
+secrets never in the public snapshot, held camera readings."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from companion.rules import ChipCall, DiceObserved, IllegalAction
+from companion.session import Session
+from companion.table import MemoryStore, NoGame, Table
+
+
+def test_a_refused_event_leaves_the_session_unchanged():
+    session = Session.new("toy", ["Ann", "Ben"])
+    session.submit(ChipCall(0, "green"))
+    before = (session.record, session.state)
+    with pytest.raises(IllegalAction):
+        session.submit(DiceObserved(("red",)))
+    assert (session.record, session.state) == before
+
+
+def test_undo_with_nothing_to_undo_is_refused():
+    session = Session.new("toy", ["Ann", "Ben"])
+    with pytest.raises(IllegalAction, match="nothing to undo"):
+        session.undo()
+    assert session.record.events == ()
+
+
+def test_an_amend_that_breaks_later_events_is_refused_and_changes_nothing():
+    session = Session.new("toy", ["Ann", "Ben"], {"turns": 1})
+    for ev in (ChipCall(0, "green"), ChipCall(1, "green"), DiceObserved(("red",))):
+        session.submit(ev)
+    before = session.record
+    with pytest.raises(IllegalAction, match="does not fit"):
+        session.amend(2, DiceObserved(("red", "blue")))
+    assert session.record == before
+
+
+def test_bad_players_or_options_start_nothing():
+    with pytest.raises(IllegalAction, match="same name"):
+        Session.new("toy", ["Ann", "ann"])
+    with pytest.raises(IllegalAction, match="no option 'speed'"):
+        Session.new("toy", ["Ann", "Ben"], {"speed": 3})
+    with pytest.raises(IllegalAction, match="at least 1"):
+        Session.new("toy", ["Ann", "Ben"], {"turns": 0})
+
+
+class FailingStore(MemoryStore):
+    fail = False
+
+    def append(self, game_id, index, event):
+        if self.fail:
+            raise OSError("disk full")
+        super().append(game_id, index, event)
+
+
+def test_an_event_the_store_could_not_keep_is_not_applied_nor_announced():
+    store = FailingStore()
+    table = Table(store)
+    table.start_game("toy", ["Ann", "Ben"])
+    seq = table.seq
+    store.fail = True
+    with pytest.raises(OSError):
+        table.press(0, "green")
+    assert table.session.record.events == ()
+    assert table.seq == seq
+    store.fail = False
+    assert table.press(0, "green")
+    assert len(store.load(table.game_id).events) == 1
+
+
+def test_the_public_snapshot_never_holds_a_call_colour_before_the_reveal(caplog):
+    caplog.set_level("INFO")
+    table = Table()
+    table.start_game("toy", ["Ann", "Ben"])
+    table.press(0, "green")
+    table.press(1, "yellow")
+    text = json.dumps(table.snapshot()) + json.dumps(table.host_view()) + json.dumps(table.public_record())
+    assert "green" not in text and "yellow" not in text
+    assert "green" not in caplog.text and "yellow" not in caplog.text
+
+
+def test_a_reading_that_does_not_fit_is_held_for_the_host_and_confirmed_by_hand():
+    table = Table()
+    table.start_game("toy", ["Ann", "Ben"])
+    table.press(0, "green")
+    table.press(1, "green")
+    assert table.offer_reading(["red", "blue"], photo=b"jpeg") == "held"
+    view = table.host_view()
+    assert view["held_reading"]["values"] == ["red", "blue"]
+    assert "one chance cube" in view["held_reading"]["reason"]
+    assert table.session.state.turns == 0
+    table.confirm_reading(["red"])
+    assert table.session.state.scores == (1, 1)
+    assert table.host_view()["held_reading"] is None
+
+
+def test_a_flagged_reading_is_held_even_when_it_would_fit():
+    table = Table()
+    table.start_game("toy", ["Ann", "Ben"])
+    table.press(0, "green")
+    table.press(1, "green")
+    assert table.offer_reading(["red"], flagged=True, reason="a hand over the dice") == "held"
+    assert table.session.state.turns == 0
+
+
+def test_a_reading_nobody_expects_is_ignored():
+    table = Table()
+    table.start_game("toy", ["Ann", "Ben"])
+    assert table.offer_reading(["red"]) == "ignored"
+    assert table.session.record.events == ()
+
+
+def test_no_game_running_is_a_clear_refusal():
+    with pytest.raises(NoGame, match="start one"):
+        Table().submit(ChipCall(0, "green"))
+
+
+def test_one_game_at_a_time():
+    table = Table()
+    table.start_game("toy", ["Ann", "Ben"])
+    with pytest.raises(IllegalAction, match="in progress"):
+        table.start_game("toy", ["Cy", "Di"])
+
+
+def test_an_unfinished_game_resumes_exactly_where_it_stopped():
+    store = MemoryStore()
+    table = Table(store)
+    table.start_game("toy", ["Ann", "Ben"])
+    table.press(0, "yellow")
+    again = Table(store)
+    assert again.resume()
+    assert again.session.state == table.session.state
+    assert again.snapshot()["slate"] == table.snapshot()["slate"]
+
+
+def test_listeners_wake_on_change_from_another_thread():
+    table = Table()
+    table.start_game("toy", ["Ann", "Ben"])
+    seq = table.seq
+    got = []
+    waiter = threading.Thread(target=lambda: got.append(table.wait_for_change(seq, 5)))
+    waiter.start()
+    table.press(0, "green")
+    waiter.join(5)
+    assert got and got[0][0] > seq
+    assert json.loads(got[0][1])["prompt"]["waiting"] == [1]
+
+
+def test_presses_from_many_threads_are_all_kept_in_order():
+    table = Table()
+    table.start_game("toy", ["Ann", "Ben", "Cy", "Di"], {"turns": 50})
+    threads = [threading.Thread(target=lambda s=s: [table.press(s, "green") for _ in range(25)]) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(table.session.record.events) == 100
+    assert len(table.store.load(table.game_id).events) == 100
