@@ -1,0 +1,430 @@
+#!/usr/bin/env bash
+# Install (or remove) the Game Table Companion appliance on Raspberry Pi OS Bookworm.
+#
+#   sudo scripts/install-pi.sh                  install, or update after a `git pull`
+#   sudo scripts/install-pi.sh --uninstall      remove it; keep games and config
+#   sudo scripts/install-pi.sh --uninstall --purge   remove games, config and the user too
+#   scripts/install-pi.sh --root /tmp/scratch   write every file under /tmp/scratch and only
+#                                               print what it would do to the live system
+#
+# Running it twice is harmless: files are rewritten only when their content changed, and an
+# existing config (with its host PIN) is never overwritten. See docs/pi-setup.md.
+set -euo pipefail
+
+PREFIX=/opt/game-companion
+VENV="$PREFIX/venv"
+BIN="$PREFIX/bin"
+UNIT_DIR=/etc/systemd/system
+USER_UNIT_DIR=/etc/systemd/user
+CONF_DIR=/etc/game-companion
+CONF="$CONF_DIR/config.toml"
+DATA_DIR=/var/lib/game-companion
+SERVICE=game-companion.service
+SERVICE_USER=game-companion
+KIOSK_SCRIPTS=(game-companion-kiosk-session game-companion-kiosk-browser game-companion-wait-for-slate)
+DOCS=(pi-setup.md hardware.md wiring.md wiring.svg)
+MARK_BEGIN='game-companion kiosk >>>'
+MARK_END='<<< game-companion kiosk'
+
+SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="${DESTDIR:-}"
+LIVE=1
+ACTION=install
+PURGE=0
+KIOSK=1
+KIOSK_USER=""
+
+usage() {
+    cat <<EOF
+Usage: $(basename "$0") [options]
+  --uninstall        remove the appliance (keeps $CONF and $DATA_DIR)
+  --purge            with --uninstall: also remove config, games and the $SERVICE_USER user
+  --root DIR         install under DIR (same as DESTDIR=DIR); live-system steps are only printed
+  --no-system        skip apt, users, pip and systemctl; print them instead
+  --kiosk-user NAME  desktop user whose screen shows the slate (default: \$SUDO_USER, else uid 1000)
+  --no-kiosk         no kiosk: the slate is only reachable from other devices
+  --source DIR       checkout to install from (default: $SOURCE)
+  -h, --help         this help
+EOF
+}
+
+die() { echo "install-pi: $*" >&2; exit 1; }
+say() { echo "install-pi: $*"; }
+
+parse_args() {
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --uninstall) ACTION=uninstall ;;
+            --purge) PURGE=1 ;;
+            --root) [ $# -ge 2 ] || die "--root needs a directory"; ROOT="$2"; shift ;;
+            --root=*) ROOT="${1#--root=}" ;;
+            --no-system) LIVE=0 ;;
+            --kiosk-user) [ $# -ge 2 ] || die "--kiosk-user needs a name"; KIOSK_USER="$2"; shift ;;
+            --kiosk-user=*) KIOSK_USER="${1#--kiosk-user=}" ;;
+            --no-kiosk) KIOSK=0 ;;
+            --source) [ $# -ge 2 ] || die "--source needs a directory"; SOURCE="$2"; shift ;;
+            -h|--help) usage; exit 0 ;;
+            *) usage >&2; die "unknown option: $1" ;;
+        esac
+        shift
+    done
+    [ "$PURGE" = 0 ] || [ "$ACTION" = uninstall ] || die "--purge only goes with --uninstall"
+    if [ -n "$ROOT" ]; then
+        ROOT="$(mkdir -p "$ROOT" && cd "$ROOT" && pwd)"
+        [ "$ROOT" != / ] || ROOT=""
+    fi
+    # A scratch root is never the live system: nothing outside it may change.
+    [ -z "$ROOT" ] || LIVE=0
+    if [ -z "$ROOT" ] && [ "$(id -u)" != 0 ]; then
+        die "run it as root (sudo $0), or try it out with --root DIR"
+    fi
+    [ -d "$SOURCE/systemd" ] || die "no systemd/ folder in $SOURCE; pass --source CHECKOUT"
+}
+
+# A path on the target system, under the scratch root when there is one.
+at() { printf '%s%s' "$ROOT" "$1"; }
+
+# A step that changes the live system (packages, users, services): run it, or say it.
+system() {
+    if [ "$LIVE" = 1 ]; then
+        "$@"
+    else
+        printf 'would run:'
+        printf ' %q' "$@"
+        printf '\n'
+    fi
+}
+
+# Copy $1 to $2 with mode $3, only when the content or the mode differs.
+put_file() {
+    local src="$1" dest
+    dest="$(at "$2")"
+    mkdir -p "$(dirname "$dest")"
+    if [ -f "$dest" ] && cmp -s "$src" "$dest" && [ "$(stat -c %a "$dest")" = "${3#0}" ]; then
+        return 0
+    fi
+    install -m "$3" "$src" "$dest"
+    say "wrote $2"
+}
+
+# Replace $1's content with $2's when they differ, keeping $1's owner and mode.
+replace_content() {
+    if [ -f "$1" ] && cmp -s "$2" "$1"; then
+        return 1
+    fi
+    cat "$2" > "$1"
+}
+
+# Print file $1 without our marked block (lines from the begin to the end marker).
+without_block() {
+    [ -f "$1" ] || return 0
+    awk -v b="$MARK_BEGIN" -v e="$MARK_END" '
+        index($0, b) { skip = 1 }
+        !skip { print }
+        index($0, e) { skip = 0 }' "$1"
+}
+
+# Add (or refresh) the marked block $2 (a file) at the end of the shell script $1.
+ensure_script_block() {
+    local file="$1" tmp
+    tmp="$(mktemp)"
+    {
+        without_block "$file"
+        echo "# $MARK_BEGIN"
+        cat "$2"
+        echo "# $MARK_END"
+    } > "$tmp"
+    if replace_content "$file" "$tmp"; then say "added the kiosk to ${file#"$ROOT"}"; fi
+    rm -f "$tmp"
+}
+
+# Add (or refresh) the marked XML block $2 inside labwc's rc.xml $1. When there is no
+# rc.xml (or only ours), write one wholly inside the markers, so --uninstall removes it.
+ensure_xml_block() {
+    local file="$1" tmp
+    tmp="$(mktemp)"
+    if ! without_block "$file" | grep -q '[^[:space:]]'; then
+        {
+            echo "<!-- $MARK_BEGIN -->"
+            echo "<labwc_config>"
+            cat "$2"
+            echo "</labwc_config>"
+            echo "<!-- $MARK_END -->"
+        } > "$tmp"
+    elif without_block "$file" | grep -q '</labwc_config>'; then
+        without_block "$file" | awk -v block="$2" -v b="<!-- $MARK_BEGIN -->" -v e="<!-- $MARK_END -->" '
+            /<\/labwc_config>/ && !done {
+                print b
+                while ((getline line < block) > 0) print line
+                print e
+                done = 1
+            }
+            { print }' > "$tmp"
+    else
+        say "warning: ${file#"$ROOT"} has no </labwc_config>; add systemd/labwc-rc.xml by hand to hide the pointer"
+        rm -f "$tmp"
+        return 0
+    fi
+    if replace_content "$file" "$tmp"; then say "added the pointer-hiding key to ${file#"$ROOT"}"; fi
+    rm -f "$tmp"
+}
+
+# Remove our marked block from $1; delete the file when nothing else is left in it.
+remove_block() {
+    local file="$1" tmp
+    [ -f "$file" ] || return 0
+    tmp="$(mktemp)"
+    without_block "$file" > "$tmp"
+    if ! grep -q '[^[:space:]]' "$tmp"; then
+        rm -f "$file"
+        say "removed ${file#"$ROOT"}"
+    elif replace_content "$file" "$tmp"; then
+        say "removed the kiosk from ${file#"$ROOT"}"
+    fi
+    rm -f "$tmp"
+}
+
+wayfire_line() { grep -v '^\[' "$SOURCE/systemd/wayfire-autostart.ini"; }
+
+# Add our entry to the [autostart] section of an existing wayfire.ini (older images).
+ensure_wayfire_entry() {
+    local file="$1" line tmp
+    [ -f "$file" ] || return 0
+    line="$(wayfire_line)"
+    grep -qxF "$line" "$file" && return 0
+    tmp="$(mktemp)"
+    if grep -qx '\[autostart\]' "$file"; then
+        awk -v entry="$line" '{ print } /^\[autostart\]$/ && !done { print entry; done = 1 }' "$file" > "$tmp"
+    else
+        { cat "$file"; echo; echo "[autostart]"; echo "$line"; } > "$tmp"
+    fi
+    replace_content "$file" "$tmp" || true
+    rm -f "$tmp"
+    say "added the kiosk to ${file#"$ROOT"}"
+}
+
+remove_wayfire_entry() {
+    local file="$1" line tmp
+    [ -f "$file" ] || return 0
+    line="$(wayfire_line)"
+    grep -qxF "$line" "$file" || return 0
+    tmp="$(mktemp)"
+    grep -vxF "$line" "$file" > "$tmp" || true
+    replace_content "$file" "$tmp" || true
+    rm -f "$tmp"
+    say "removed the kiosk from ${file#"$ROOT"}"
+}
+
+# The kiosk user's passwd entry field $2 (6 = home), from the target system.
+passwd_field() {
+    local entry=""
+    if [ "$LIVE" = 1 ]; then
+        entry="$(getent passwd "$1" || true)"
+    elif [ -f "$(at /etc/passwd)" ]; then
+        entry="$(awk -F: -v u="$1" '$1 == u || $3 == u' "$(at /etc/passwd)" | head -n 1)"
+    fi
+    [ -n "$entry" ] || return 1
+    echo "$entry" | cut -d: -f"$2"
+}
+
+# Who sits at the screen: --kiosk-user, else the user who ran sudo, else uid 1000.
+find_kiosk_user() {
+    [ "$KIOSK" = 1 ] || return 0
+    if [ -z "$KIOSK_USER" ] && [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+        KIOSK_USER="$SUDO_USER"
+    fi
+    if [ -z "$KIOSK_USER" ]; then
+        KIOSK_USER="$(passwd_field 1000 1 || true)"
+    fi
+    if [ -z "$KIOSK_USER" ]; then
+        say "no desktop user found; skipping the kiosk (pass --kiosk-user NAME)"
+        KIOSK=0
+        return 0
+    fi
+    KIOSK_HOME="$(passwd_field "$KIOSK_USER" 6 || echo "/home/$KIOSK_USER")"
+}
+
+pick_package() {  # the first of the named apt packages that the archive has
+    local p
+    for p in "$@"; do
+        if [ "$LIVE" = 0 ] || apt-cache show "$p" >/dev/null 2>&1; then echo "$p"; return 0; fi
+    done
+}
+
+# True when none of the named commands exists on the live system (always, when not live:
+# the plan then lists every package).
+lacks() {
+    local c
+    [ "$LIVE" = 1 ] || return 0
+    for c in "$@"; do
+        if command -v "$c" >/dev/null 2>&1; then return 1; fi
+    done
+}
+
+install_packages() {
+    # picamera2 and libcamera must come from Raspberry Pi OS (they match its kernel and
+    # camera stack); the venv sees them through --system-site-packages. The camera apps
+    # (rpicam-hello) are for troubleshooting; the desktop image already has the full set.
+    local pkgs=(python3-venv python3-picamera2 python3-libcamera python3-lgpio curl)
+    if lacks rpicam-hello libcamera-hello; then
+        pkgs+=("$(pick_package rpicam-apps-lite libcamera-apps-lite)")
+    fi
+    if [ "$KIOSK" = 1 ]; then
+        pkgs+=(wtype)
+        if lacks chromium chromium-browser; then
+            pkgs+=("$(pick_package chromium chromium-browser)")
+        fi
+    fi
+    system apt-get update
+    system env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${pkgs[@]}"
+}
+
+create_service_user() {
+    local group
+    for group in gpio video; do
+        if [ "$LIVE" = 0 ] || ! getent group "$group" >/dev/null; then
+            system groupadd --system "$group"
+        fi
+    done
+    if [ "$LIVE" = 1 ] && id "$SERVICE_USER" >/dev/null 2>&1; then
+        system usermod --append --groups gpio,video "$SERVICE_USER"
+    else
+        system useradd --system --user-group --groups gpio,video --home-dir "$DATA_DIR" \
+            --no-create-home --shell /usr/sbin/nologin "$SERVICE_USER"
+    fi
+}
+
+install_files() {
+    local script doc
+    for script in "${KIOSK_SCRIPTS[@]}"; do
+        put_file "$SOURCE/systemd/$script" "$BIN/$script" 0755
+    done
+    put_file "$SOURCE/systemd/$SERVICE" "$UNIT_DIR/$SERVICE" 0644
+    put_file "$SOURCE/systemd/game-companion-kiosk.service" "$USER_UNIT_DIR/game-companion-kiosk.service" 0644
+    for doc in "${DOCS[@]}"; do
+        if [ -f "$SOURCE/docs/$doc" ]; then put_file "$SOURCE/docs/$doc" "$PREFIX/docs/$doc" 0644; fi
+    done
+}
+
+install_venv() {
+    # numpy<2: Raspberry Pi OS builds picamera2's compiled helpers (simplejpeg) against
+    # its numpy 1.x; a numpy 2 in the venv would break `import picamera2`.
+    if [ ! -x "$(at "$VENV/bin/python")" ]; then
+        system python3 -m venv --system-site-packages "$VENV"
+    fi
+    system "$VENV/bin/pip" install --disable-pip-version-check --quiet "${SOURCE}[pi]" "numpy<2"
+}
+
+six_digit_pin() {
+    local n
+    n="$(od -An -N4 -tu4 /dev/urandom | tr -d ' \n')"
+    printf '%06d' $((n % 1000000))
+}
+
+write_config() {
+    local conf pin
+    conf="$(at "$CONF")"
+    mkdir -p "$(dirname "$conf")"
+    chmod 0750 "$(dirname "$conf")"
+    system chgrp "$SERVICE_USER" "$CONF_DIR"
+    if [ -f "$conf" ]; then
+        say "kept the existing $CONF (host PIN unchanged)"
+        return 0
+    fi
+    pin="$(six_digit_pin)"
+    (
+        umask 077
+        cat > "$conf" <<EOF
+# Game Table Companion configuration, written once by scripts/install-pi.sh.
+# Every key and its default: docs/config.md. After editing:
+#   sudo systemctl restart game-companion
+
+[host]
+# PIN for the host panel (/host). Change it here.
+pin = "$pin"
+
+[camera]
+source = "picamera"
+
+[gpio]
+pin_factory = "lgpio"
+EOF
+    )
+    chmod 0640 "$conf"
+    system chown "root:$SERVICE_USER" "$CONF"
+    say "wrote $CONF"
+    echo
+    echo "    Host PIN: $pin    (shown only now; it is kept in $CONF)"
+    echo
+}
+
+setup_kiosk() {
+    [ "$KIOSK" = 1 ] || return 0
+    local home
+    home="$(at "$KIOSK_HOME")"
+    mkdir -p "$home/.config/labwc"
+    ensure_script_block "$home/.config/labwc/autostart" "$SOURCE/systemd/labwc-autostart"
+    ensure_xml_block "$home/.config/labwc/rc.xml" "$SOURCE/systemd/labwc-rc.xml"
+    ensure_wayfire_entry "$home/.config/wayfire.ini"
+    local path
+    for path in .config .config/labwc .config/labwc/autostart .config/labwc/rc.xml; do
+        if [ -e "$home/$path" ]; then system chown "$KIOSK_USER:" "$KIOSK_HOME/$path"; fi
+    done
+    if [ "$LIVE" = 0 ] || command -v raspi-config >/dev/null 2>&1; then
+        # Boot to the desktop, logged in, with the screen never blanked.
+        system raspi-config nonint do_boot_behaviour B4
+        system raspi-config nonint do_blanking 1
+    fi
+}
+
+start_service() {
+    system systemctl daemon-reload
+    system systemctl enable "$SERVICE"
+    system systemctl restart "$SERVICE"
+}
+
+do_install() {
+    find_kiosk_user
+    install_packages
+    create_service_user
+    install_files
+    install_venv
+    write_config
+    setup_kiosk
+    start_service
+    say "done. The slate: http://$(hostname).local:8000/  (host panel: /host)"
+    if [ "$KIOSK" = 1 ]; then say "the screen of $KIOSK_USER shows the slate after a reboot"; fi
+}
+
+do_uninstall() {
+    local script
+    find_kiosk_user
+    system systemctl disable --now "$SERVICE"
+    rm -f "$(at "$UNIT_DIR/$SERVICE")" "$(at "$USER_UNIT_DIR/game-companion-kiosk.service")"
+    for script in "${KIOSK_SCRIPTS[@]}"; do rm -f "$(at "$BIN/$script")"; done
+    rm -rf "$(at "$VENV")" "$(at "$PREFIX/docs")"
+    rmdir "$(at "$BIN")" "$(at "$PREFIX")" 2>/dev/null || true
+    if [ "$KIOSK" = 1 ]; then
+        remove_block "$(at "$KIOSK_HOME/.config/labwc/autostart")"
+        remove_block "$(at "$KIOSK_HOME/.config/labwc/rc.xml")"
+        remove_wayfire_entry "$(at "$KIOSK_HOME/.config/wayfire.ini")"
+    fi
+    system systemctl daemon-reload
+    if [ "$PURGE" = 1 ]; then
+        rm -rf "$(at "$CONF_DIR")" "$(at "$DATA_DIR")"
+        if [ "$KIOSK" = 1 ]; then rm -rf "$(at "$KIOSK_HOME/.local/state/game-companion")"; fi
+        system userdel "$SERVICE_USER"
+        say "removed the appliance, its games, config and user"
+    else
+        say "removed the appliance; kept $CONF and the games in $DATA_DIR (--purge removes them)"
+    fi
+    say "apt packages (picamera2, chromium, ...) stay installed: other programs may use them"
+}
+
+main() {
+    parse_args "$@"
+    if [ "$LIVE" = 0 ]; then say "not touching the live system; files go under ${ROOT:-/}"; fi
+    "do_$ACTION"
+}
+
+main "$@"
