@@ -160,3 +160,16 @@ def test_presses_from_many_threads_are_all_kept_in_order():
         t.join()
     assert len(table.session.record.events) == 100
     assert len(table.store.load(table.game_id).events) == 100
+
+
+def test_stats_count_games_and_wins_per_player_name():
+    from companion.rules import GameRecord
+    from companion.stats import player_stats
+
+    won = GameRecord("toy", ("Ann", "Ben"), {"turns": 1},
+                     (ChipCall(0, "green"), ChipCall(1, "yellow"), DiceObserved(("red",))))
+    unfinished = GameRecord("toy", ("Ben", "Cy"), {"turns": 1}, (ChipCall(0, "green"),))
+    stats = player_stats([(won, None), (unfinished, None)])
+    assert stats["Ann"]["games"] == 1 and stats["Ann"]["wins"] == 1
+    assert stats["Ben"]["games"] == 2 and stats["Ben"]["wins"] == 0
+    assert stats["Cy"]["wins"] == 0

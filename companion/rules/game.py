@@ -209,6 +209,15 @@ class Game:
         """
         return None
 
+    def tally(self, state: GameState) -> dict[int, dict[str, int]]:
+        """Per-seat counters for the statistics page, from the state alone.
+
+        Keys (each optional): calls, correct_calls (chip or colour calls judged
+        right), bluffs (false declarations or bids), bluffs_worked (a bluff that was
+        not caught), dice_lost. Games fill in what they track.
+        """
+        return {}
+
     # --- simulation (randomness comes from outside) ----------------------------
 
     def legal_actions(self, state: GameState) -> list[Event]:
