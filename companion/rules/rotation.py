@@ -20,6 +20,11 @@ from companion.rules.game import DiceRequest, SeatView
 _DIE_NAMES = {"chance": ("chance cube", "chance cubes"), "spike": ("spike die", "spike dice")}
 
 
+def left_of(seat: int, players: int, steps: int = 1) -> int:
+    """The seat `steps` places to the left of `seat` (seats are numbered clockwise)."""
+    return (seat + steps) % players
+
+
 def dice_words(kind: str, count: int) -> str:
     """ "5 chance cubes", "1 spike die"."""
     one, many = _DIE_NAMES.get(kind, ("die", "dice"))
