@@ -1,0 +1,220 @@
+"""The SQLite store: games survive a restart, a bad file is refused and left untouched."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from companion.rules import ChipCall, DiceObserved, GameRecord
+from companion.store import CorruptStore, GameNotFound, NewerStore, SqliteStore
+from companion.table import MemoryStore, Table
+
+TESTS = Path(__file__).parent
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _play_some(table: Table) -> None:
+    table.start_game("toy", ["Ann", "Ben"], {"turns": 2})
+    table.press(0, "green")
+    table.press(1, "yellow")
+    table.offer_reading(["red"])
+    table.press(0, "yellow")
+
+
+def test_an_unfinished_game_resumes_exactly_after_reopening(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        _play_some(table)
+        before_record = table.session.record
+        before_slate = table.snapshot()["slate"]
+    with SqliteStore.in_dir(tmp_path) as store:
+        again = Table(store)
+        assert again.resume()
+        assert again.session.record == before_record
+        assert again.snapshot()["slate"] == before_slate
+        again.press(1, "green")  # and play goes on from there
+        again.offer_reading(["blue"])
+        assert again.session.finished
+
+
+def test_the_store_behaves_like_the_memory_store(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as sqlite_store:
+        memory = MemoryStore()
+        for store in (sqlite_store, memory):
+            table = Table(store, clock=lambda: 0.0)
+            table.start_game("toy", ["Ann", "Ben"], {"turns": 1})
+            for seat in (0, 1):
+                table.press(seat, "green")
+            table.offer_reading(["red"])
+            table.start_game("toy", ["Cara", "Dov", "Eli"])
+            table.press(2, "yellow")
+        as_json = lambda value: json.loads(json.dumps(value))  # the slate holds tuples in memory
+        assert sqlite_store.list_games() == as_json(memory.list_games())
+        assert sqlite_store.unfinished() == memory.unfinished()
+        assert sqlite_store.load("1") == memory.load("1")
+
+
+def test_a_finished_game_keeps_its_final_slate_and_is_not_resumed(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        table.start_game("toy", ["Ann", "Ben"], {"turns": 1})
+        table.press(0, "green")
+        table.press(1, "green")
+        table.offer_reading(["red"])
+        final = table.snapshot()["slate"]
+    with SqliteStore.in_dir(tmp_path) as store:
+        assert store.unfinished() == []
+        assert store.final_slate("1") == final
+        assert store.list_games()[0]["finished"] is True
+        assert not Table(store).resume()
+
+
+def test_an_event_out_of_order_is_refused_and_nothing_is_stored(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        game_id = store.create(GameRecord("toy", ("Ann", "Ben")))
+        store.append(game_id, 0, ChipCall(0, "green"))
+        with pytest.raises(ValueError, match="out of order"):
+            store.append(game_id, 2, ChipCall(1, "green"))
+        with pytest.raises(Exception):
+            store.append(game_id, 0, ChipCall(1, "green"))
+        assert store.load(game_id).events == (ChipCall(0, "green"),)
+
+
+def test_an_unknown_game_is_a_clear_error(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        with pytest.raises(GameNotFound, match="no game 7"):
+            store.load("7")
+        with pytest.raises(GameNotFound):
+            store.append("nonsense", 0, ChipCall(0, "green"))
+
+
+def test_the_database_runs_in_wal_mode_with_full_sync(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_a_corrupt_file_is_refused_and_left_untouched(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    path.write_bytes(b"this is not a database, it is a shopping list\n" * 200)
+    digest = _digest(path)
+    with pytest.raises(CorruptStore, match="not a readable SQLite database.*left untouched"):
+        SqliteStore(path)
+    assert _digest(path) == digest
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.sqlite3"]
+
+
+def test_a_damaged_page_is_refused_and_left_untouched(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        _play_some(table)
+        store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    path = tmp_path / "games.sqlite3"
+    data = bytearray(path.read_bytes())
+    page = 4096
+    data[2 * page + 100: 3 * page] = os.urandom(page - 100)  # scribble over a table page
+    path.write_bytes(bytes(data))
+    digest = _digest(path)
+    with pytest.raises(CorruptStore):
+        SqliteStore(path).unfinished()
+    assert _digest(path) == digest
+
+
+def test_another_programs_database_is_refused_and_left_untouched(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE recipes (name TEXT)")
+    other.execute("INSERT INTO recipes VALUES ('soup')")
+    other.commit()
+    other.close()
+    digest = _digest(path)
+    with pytest.raises(CorruptStore, match="some other program"):
+        SqliteStore(path)
+    assert _digest(path) == digest
+
+
+def test_a_database_from_a_newer_companion_is_refused_and_left_untouched(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        Table(store).start_game("toy", ["Ann", "Ben"])
+        store._db.execute("UPDATE schema SET version = 99")
+        store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    path = tmp_path / "games.sqlite3"
+    digests = {p.name: _digest(p) for p in tmp_path.iterdir()}
+    with pytest.raises(NewerStore, match="newer companion.*upgrade"):
+        SqliteStore(path)
+    assert {p.name: _digest(p) for p in tmp_path.iterdir()} == digests
+
+
+def test_an_empty_file_becomes_a_new_database(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    path.touch()
+    with SqliteStore(path) as store:
+        assert store.list_games() == []
+
+
+def test_an_appended_event_survives_the_process_being_killed_right_after(tmp_path):
+    """Durable when `append` returns: the writer SIGKILLs itself at once."""
+    script = textwrap.dedent(f"""
+        import os, signal, sys
+        sys.path.insert(0, {str(TESTS)!r})
+        from companion.rules import registry
+        registry.register("toy", "toy_game")
+        from companion.store import SqliteStore
+        from companion.table import Table
+        table = Table(SqliteStore.in_dir({str(tmp_path)!r}))
+        table.start_game("toy", ["Ann", "Ben"])
+        table.press(0, "green")
+        table.press(1, "yellow")
+        print("acknowledged", flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == -signal.SIGKILL
+    assert "acknowledged" in done.stdout
+    with SqliteStore.in_dir(tmp_path) as store:
+        [(game_id, record)] = store.unfinished()
+        assert record.events == (ChipCall(0, "green"), ChipCall(1, "yellow"))
+
+
+def test_many_threads_pressing_at_once_store_every_accepted_event(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        table.start_game("toy", ["Ann", "Ben", "Cara", "Dov"], {"turns": 50})
+        accepted = []
+
+        def player(seat):
+            for _ in range(25):
+                if table.press(seat, "green"):
+                    accepted.append(seat)
+                table.offer_reading(["red"])
+
+        threads = [threading.Thread(target=player, args=(s,)) for s in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        stored = store.load(table.game_id).events
+        assert stored == table.session.record.events
+        assert sum(isinstance(e, ChipCall) for e in stored) == len(accepted)
+        assert any(isinstance(e, DiceObserved) for e in stored)
+
+
+def test_a_record_stored_is_exported_as_the_same_json(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        _play_some(table)
+        live = table.session.record.to_dict()
+        assert json.loads(store.load(table.game_id).to_json()) == live
