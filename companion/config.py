@@ -1,0 +1,266 @@
+"""The companion's config file (TOML), the data directory and the host's credentials.
+
+    [host]   pin = "482913"                  # the host panel's PIN (else one is generated)
+    [web]    host, port, threads, public_url, sse_max_seconds
+    [table]  name = "Game Table"             # shown on the slate
+    [gpio]   -> hardware.gpio.Wiring.from_mapping       (buttons and lights)
+    [camera] -> hardware.camera.CameraConfig.from_mapping
+    [vision] -> hardware.vision VisionConfig.from_mapping
+
+Each area parses its own section; this module only splits the file, checks the sections
+it owns, and turns every mistake into a `ConfigError` naming the file and the key.
+Every key and its default: docs/config.md.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import secrets
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+APP_NAME = "game-companion"
+PIN_FILE = "host-pin"
+SECRET_KEY_FILE = "secret-key"
+SECTIONS = ("host", "web", "table", "gpio", "camera", "vision")
+
+
+class ConfigError(ValueError):
+    """The config file cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class HostSection:
+    pin: str | None = None
+
+
+@dataclass(frozen=True)
+class WebSection:
+    host: str = "0.0.0.0"
+    port: int = 8000
+    threads: int = 100
+    public_url: str | None = None
+    sse_max_seconds: float | None = None
+
+
+@dataclass(frozen=True)
+class TableSection:
+    name: str = "Game Table"
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole file. `gpio`, `camera`, `vision` are the owners' parsed objects."""
+
+    host: HostSection = field(default_factory=HostSection)
+    web: WebSection = field(default_factory=WebSection)
+    table: TableSection = field(default_factory=TableSection)
+    gpio: Any = None
+    camera: Any = None
+    vision: Any = None
+    path: Path | None = None
+    #: The raw sections, for the areas' own tools (calibrate writes [vision] back).
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+
+def load_config(path: str | Path | None = None, *, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> Config:
+    """Read `path` (None: every default) and apply `overrides` ({"camera": {...}}) on top."""
+    data: dict[str, Any] = {}
+    where = "defaults"
+    if path is not None:
+        path = Path(path).expanduser()
+        where = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ConfigError(f"no config file at {path}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"cannot read the config file {path}: {exc}") from None
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    for name, section in (overrides or {}).items():
+        data[name] = {**data.get(name, {}), **section}
+    return parse_config(data, where=where, path=path)
+
+
+def parse_config(data: Mapping[str, Any], *, where: str = "config", path: Path | None = None) -> Config:
+    for name, value in data.items():
+        if name not in SECTIONS:
+            raise ConfigError(f"{where}: unknown section or key {name!r}; known sections: {', '.join(SECTIONS)}")
+        if not isinstance(value, Mapping):
+            raise ConfigError(f"{where}: {name!r} must be a section ([{name}]), not a single value")
+    base_dir = path.parent if path is not None else None
+    try:
+        return Config(
+            host=_host_section(data.get("host", {}), where),
+            web=_web_section(data.get("web", {}), where),
+            table=_table_section(data.get("table", {}), where),
+            gpio=_owner_section("gpio", data.get("gpio", {})),
+            camera=_owner_section("camera", data.get("camera", {}), base_dir=base_dir),
+            vision=_owner_section("vision", data.get("vision", {})),
+            path=path,
+            raw={name: dict(value) for name, value in data.items()},
+        )
+    except ConfigError:
+        raise
+    except ValueError as exc:  # the owners' typed errors (WiringError, CameraConfigError, ...) are ValueErrors
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def _owner_section(name: str, section: Mapping[str, Any], **kwargs: Any) -> Any:
+    """Hand a section to the area that owns it (imported only here, so nothing opens a device)."""
+    if name == "gpio":
+        from hardware.gpio import Wiring
+
+        return Wiring.from_mapping(section)
+    if name == "camera":
+        from hardware.camera import CameraConfig
+
+        return CameraConfig.from_mapping(section, **kwargs)
+    try:
+        from hardware.vision import VisionConfig
+    except ImportError:
+        from hardware.vision.config import VisionConfig
+    return VisionConfig.from_mapping(section)
+
+
+def _check_keys(section: Mapping[str, Any], cls: type, name: str, where: str) -> None:
+    known = [f.name for f in fields(cls)]
+    for key in section:
+        if key not in known:
+            raise ConfigError(f"{where}: [{name}] unknown key {key!r}; known keys: {', '.join(known)}")
+
+
+def _host_section(section: Mapping[str, Any], where: str) -> HostSection:
+    _check_keys(section, HostSection, "host", where)
+    pin = section.get("pin")
+    if pin is None:
+        return HostSection()
+    if isinstance(pin, int) and not isinstance(pin, bool):
+        raise ConfigError(f'{where}: host.pin must be quoted text such as "048213" (a number loses leading zeros)')
+    if not isinstance(pin, str) or not pin.isdigit() or not 4 <= len(pin) <= 12:
+        raise ConfigError(f"{where}: host.pin must be 4 to 12 digits in quotes")
+    return HostSection(pin=pin)
+
+
+def _web_section(section: Mapping[str, Any], where: str) -> WebSection:
+    _check_keys(section, WebSection, "web", where)
+    default = WebSection()
+    host = section.get("host", default.host)
+    if not isinstance(host, str) or not host.strip():
+        raise ConfigError(f'{where}: web.host must be an address such as "0.0.0.0" (every network) or "127.0.0.1"')
+    if host != "localhost":
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            raise ConfigError(f"{where}: web.host = {host!r} is not an IP address") from None
+    port = _whole(section.get("port", default.port), "web.port", 1, 65535, where)
+    threads = _whole(section.get("threads", default.threads), "web.threads", 4, 1000, where)
+    public_url = section.get("public_url")
+    if public_url is not None and (not isinstance(public_url, str) or not public_url.startswith(("http://", "https://"))):
+        raise ConfigError(f"{where}: web.public_url must start with http:// or https://")
+    sse = section.get("sse_max_seconds")
+    if sse is not None and (isinstance(sse, bool) or not isinstance(sse, (int, float)) or sse <= 0):
+        raise ConfigError(f"{where}: web.sse_max_seconds must be a positive number of seconds")
+    return WebSection(host=host, port=port, threads=threads, public_url=public_url,
+                      sse_max_seconds=None if sse is None else float(sse))
+
+
+def _table_section(section: Mapping[str, Any], where: str) -> TableSection:
+    _check_keys(section, TableSection, "table", where)
+    name = section.get("name", TableSection.name)
+    if not isinstance(name, str) or not name.strip() or len(name) > 60:
+        raise ConfigError(f"{where}: table.name must be text of 1 to 60 characters")
+    return TableSection(name=name.strip())
+
+
+def _whole(value: Any, key: str, low: int, high: int, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(f"{where}: {key} must be a whole number from {low} to {high}, not {value!r}")
+    return value
+
+
+# --- where games live ------------------------------------------------------------------
+
+def default_data_dir() -> Path:
+    """systemd's StateDirectory ($STATE_DIRECTORY) when run as the service, else the user data dir."""
+    state = os.environ.get("STATE_DIRECTORY")
+    if state:
+        return Path(state.split(":")[0])
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME))
+
+
+def prepare_data_dir(path: str | Path | None) -> Path:
+    folder = Path(path).expanduser() if path is not None else default_data_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        raise ConfigError(f"cannot create the data directory {folder}: {exc}") from None
+    if not os.access(folder, os.W_OK):
+        raise ConfigError(f"the data directory {folder} is not writable")
+    return folder
+
+
+# --- the host's credentials -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HostCredentials:
+    """The host panel's PIN and the key that signs its session cookie.
+
+    `pin_is_new` is True only on the start that generated the PIN: the one time it is
+    printed to the console. `pin_file` is where a generated PIN is kept (mode 0600).
+    """
+
+    pin: str
+    secret_key: str
+    pin_is_new: bool
+    pin_file: Path | None
+
+    def __repr__(self) -> str:  # never show the secrets by accident
+        return f"HostCredentials(pin=***, secret_key=***, pin_is_new={self.pin_is_new}, pin_file={self.pin_file})"
+
+
+def host_credentials(data_dir: Path, configured_pin: str | None) -> HostCredentials:
+    """The configured PIN, else the one stored in the data dir, else a new one (stored)."""
+    secret_key, _ = _private_value(data_dir / SECRET_KEY_FILE, lambda: secrets.token_hex(32))
+    if configured_pin is not None:
+        return HostCredentials(configured_pin, secret_key, False, None)
+    pin_file = data_dir / PIN_FILE
+    pin, new = _private_value(pin_file, lambda: f"{secrets.randbelow(10 ** 6):06d}")
+    if not (pin.isdigit() and 4 <= len(pin) <= 12):
+        raise ConfigError(f"{pin_file} does not hold a PIN of 4 to 12 digits; fix it or delete it to get a new one")
+    return HostCredentials(pin, secret_key, new, pin_file)
+
+
+def _private_value(path: Path, make) -> tuple[str, bool]:
+    """Read a small secret file, or create it with mode 0600 (never readable by others)."""
+    try:
+        value = path.read_text(encoding="utf-8").strip()
+        if value:
+            if path.stat().st_mode & 0o077:
+                path.chmod(0o600)
+            return value, False
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    value = make()
+    temporary = path.with_name(path.name + ".new")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(value + "\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, 0o600)
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise ConfigError(f"cannot write {path}: {exc}") from None
+    return value, True
