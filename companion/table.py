@@ -144,6 +144,27 @@ class Table:
             self._publish()
             return game_id
 
+    def import_record(self, record: GameRecord) -> str:
+        """Store a game record from elsewhere as history, once it replays cleanly.
+
+        Raises BadRecord (or UnknownGame) and stores nothing when it does not replay.
+        The game is filed as finished with the slate it reached (an unfinished record
+        is history, never resumed), and meta["imported"] says when it came in.
+        """
+        session = Session(record)
+        with self._lock:
+            meta = dict(record.meta)
+            meta["imported"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))
+            header = GameRecord(game=session.game.name, players=tuple(record.players),
+                                options=dict(record.options), meta=meta)
+            game_id = self.store.create(header)
+            for index, event in enumerate(record.events):
+                self.store.append(game_id, index, event)
+            self.store.finish(game_id, session.slate().to_json())
+            log.info("game %s imported: %s for %s, %d events", game_id, session.game.title,
+                     ", ".join(record.players), len(record.events))
+            return game_id
+
     # --- changes (each is stored before it is acknowledged) ------------------------
 
     def submit(self, event: Event) -> None:
