@@ -13,6 +13,11 @@ drive: a press counts only if that button's line was quiet (no edge either way) 
 `bounce_time` seconds before it. Contacts chattering on press or on release never make
 a second press; a real double tap, slower than `bounce_time`, makes two.
 
+Each button is a `gpiozero.DigitalInputDevice` with the pull-up on, which is what
+`gpiozero.Button` is minus its hold thread: the table never uses holds, and fourteen
+idle threads polling ten times a second are a waste on a small Pi (and make closing
+the table take over a second).
+
 A call's colour is a secret until the reveal: presses are logged at DEBUG only.
 """
 
@@ -58,7 +63,7 @@ class TableButtons:
         self._lock = threading.Lock()
         self._last_edge: dict[ButtonKey, float] = {}
         self._disabled: set[ButtonKey] = set()
-        self._devices: dict[ButtonKey, gpiozero.Button] = {}
+        self._devices: dict[ButtonKey, gpiozero.DigitalInputDevice] = {}
         self._owned_factory = None
         if pin_factory is None:
             pin_factory = self._owned_factory = make_pin_factory(wiring.pin_factory)
@@ -70,14 +75,17 @@ class TableButtons:
             raise
         log.info("table buttons ready: %d seats, %d buttons", len(wiring.seats), len(self._devices))
 
-    def _open(self, seat: int | None, kind: ButtonKind, pin: int, factory) -> gpiozero.Button:
+    def _open(self, seat: int | None, kind: ButtonKind, pin: int, factory) -> gpiozero.DigitalInputDevice:
         key = (seat, kind)
         try:
-            button = gpiozero.Button(pin, pull_up=True, bounce_time=self._bounce_time or None, pin_factory=factory)
+            button = gpiozero.DigitalInputDevice(
+                pin, pull_up=True, bounce_time=self._bounce_time or None, pin_factory=factory
+            )
         except Exception as exc:  # gpiozero's pin errors, OSError, lgpio.error
             raise GpioUnavailable(f"cannot use {describe_pin(pin)} for the {_name(key)} button: {exc}") from exc
-        button.when_pressed = lambda: self._edge(key, pressed=True)
-        button.when_released = lambda: self._edge(key, pressed=False)
+        # when_activated / when_deactivated are what gpiozero.Button calls when_pressed / when_released.
+        button.when_activated = lambda: self._edge(key, pressed=True)
+        button.when_deactivated = lambda: self._edge(key, pressed=False)
         return button
 
     def _edge(self, key: ButtonKey, *, pressed: bool) -> None:
@@ -124,7 +132,7 @@ class TableButtons:
     def _matching(self, seat: int | None, button: ButtonKind | None) -> set[ButtonKey]:
         keys = {k for k in self._devices if (seat is None or k[0] == seat) and (button is None or k[1] is button)}
         if not keys and self._devices:
-            wanted = " ".join(part for part in (f"seat {seat}" if seat else "", button.value if button else "") if part)
+            wanted = " ".join(part for part in (f"seat {seat}" if seat is not None else "", button.value if button else "") if part)
             raise ValueError(f"there is no {wanted} button on this table")
         return keys
 

@@ -28,7 +28,8 @@ class ButtonKind(enum.Enum):
 class Press:
     """One accepted (debounced, enabled) press.
 
-    `seat` is the seat number as labelled on the table (1..6), None for shared buttons.
+    `seat` is the seat index the rules engine uses (0 for the first `[[gpio.seats]]`
+    entry, up to 5), None for shared buttons; `button.value` is the engine's button name.
     What a press means (a ChipCall, a Challenge, nothing) is the session's decision.
     """
 

@@ -33,7 +33,10 @@ _SEAT_KEYS = ("green", "yellow", "led")
 
 @dataclass(frozen=True)
 class SeatWiring:
-    """One seat's two buttons and optional light (BCM GPIO numbers)."""
+    """One seat's two buttons and optional light (BCM GPIO numbers).
+
+    `seat` is the rules engine's seat index: 0 for the first `[[gpio.seats]]` entry.
+    """
 
     seat: int
     green: int
@@ -125,7 +128,7 @@ def _parse_seats(value: Any, default_seats: list[dict[str, Any]]) -> tuple[SeatW
         raise WiringError("gpio.seats must be a number of seats (1-6) or a list of [[gpio.seats]] tables")
     if not 1 <= len(value) <= MAX_SEATS:
         raise WiringError(f"gpio.seats: a table has 1 to {MAX_SEATS} seats (got {len(value)})")
-    return tuple(_parse_seat(number, entry) for number, entry in enumerate(value, start=1))
+    return tuple(_parse_seat(number, entry) for number, entry in enumerate(value))
 
 
 def _parse_seat(number: int, entry: Any) -> SeatWiring:

@@ -1,0 +1,221 @@
+"""`companion check-hardware`: walk the table's builder through every wire.
+
+Asks for each button in turn ("press seat 2 green") and checks the right one arrived,
+lights each seat's LED and asks whether it is on, then saves a camera snapshot to look
+at. Everything it talks to is injected (`say`, `ask`, pin factory, clock of the waits),
+so a test runs the very same walk with gpiozero's MockFactory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from hardware.camera import open_camera
+from hardware.camera_config import CameraConfig
+from hardware.faults import HardwareFault
+from hardware.gpio import (
+    LightState,
+    Press,
+    SeatLights,
+    TableButtons,
+    Wiring,
+    describe_pin,
+    make_pin_factory,
+)
+
+PARTS = ("buttons", "lights", "camera")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, help="config file (TOML) whose [gpio] and [camera] sections to check; default: the shipped wiring and the Pi camera")
+    parser.add_argument("--pin-factory", help="gpiozero pin factory: lgpio, rpigpio, native or mock (default: [gpio] pin_factory, else automatic)")
+    parser.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for each press (default 20)")
+    parser.add_argument("--snapshot", type=Path, default=Path("check-hardware.jpg"), help="where to save the camera snapshot (default check-hardware.jpg)")
+    parser.add_argument("--skip", action="append", choices=PARTS, default=[], help="leave out a part (repeatable)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        sections, base_dir = _read_config(args.config)
+        wiring = Wiring.from_mapping(sections.get("gpio", {}))
+        camera = CameraConfig.from_mapping(sections.get("camera", {}), base_dir=base_dir)
+    except (OSError, tomllib.TOMLDecodeError, HardwareFault) as exc:
+        print(f"check-hardware: {exc}")
+        return 2
+    check = HardwareCheck(
+        wiring,
+        camera,
+        pin_factory_name=args.pin_factory,
+        timeout=args.timeout,
+        snapshot=args.snapshot,
+        skip=tuple(args.skip),
+    )
+    return check.run()
+
+
+def _read_config(path: Path | None) -> tuple[dict[str, Any], Path | None]:
+    if path is None:
+        return {}, None
+    with path.open("rb") as handle:
+        return tomllib.load(handle), path.resolve().parent
+
+
+@dataclass
+class Outcome:
+    """What the walk found: one line per problem; empty means the table is wired right."""
+
+    problems: list[str] = field(default_factory=list)
+    checked: int = 0
+
+
+class HardwareCheck:
+    """One interactive walk over buttons, lights and camera."""
+
+    def __init__(
+        self,
+        wiring: Wiring,
+        camera: CameraConfig,
+        *,
+        pin_factory=None,
+        pin_factory_name: str | None = None,
+        say: Callable[[str], None] = print,
+        ask: Callable[[str], str] = input,
+        timeout: float = 20.0,
+        snapshot: Path = Path("check-hardware.jpg"),
+        skip: tuple[str, ...] = (),
+    ) -> None:
+        self.wiring = wiring
+        self.camera = camera
+        self._pin_factory = pin_factory
+        self._pin_factory_name = pin_factory_name
+        self._say = say
+        self._ask = ask
+        self._timeout = timeout
+        self._snapshot = snapshot
+        self._skip = skip
+        self.outcome = Outcome()
+
+    def run(self) -> int:
+        """0 when every checked part works, 1 otherwise."""
+        if "buttons" not in self._skip or "lights" not in self._skip:
+            self._check_gpio()
+        if "camera" not in self._skip:
+            self._check_camera()
+        if self.outcome.problems:
+            self._say(f"{len(self.outcome.problems)} problem(s):")
+            for problem in self.outcome.problems:
+                self._say(f"  - {problem}")
+            return 1
+        self._say(f"all {self.outcome.checked} checks passed")
+        return 0
+
+    def _problem(self, text: str) -> None:
+        self.outcome.problems.append(text)
+        self._say(f"  PROBLEM: {text}")
+
+    def _check_gpio(self) -> None:
+        factory = self._pin_factory
+        owned = factory is None
+        try:
+            if owned:
+                factory = make_pin_factory(self._pin_factory_name or self.wiring.pin_factory)
+            if "buttons" not in self._skip:
+                self._check_buttons(factory)
+            if "lights" not in self._skip:
+                self._check_lights(factory)
+        except HardwareFault as exc:
+            self._problem(f"GPIO: {exc}")
+        finally:
+            if owned and factory is not None:
+                factory.close()
+
+    def _check_buttons(self, factory) -> None:
+        events: queue.Queue[Press] = queue.Queue()
+        self._say(f"Buttons: press each one when asked ({self._timeout:g} s each).")
+        with TableButtons(self.wiring, events, pin_factory=factory) as buttons:
+            for seat, kind, pin in self.wiring.buttons():
+                self.outcome.checked += 1
+                _drain(events)
+                expected = Press(seat, kind)
+                self._say(f"press {_label(expected)} ({describe_pin(pin)})")
+                got = self._wait_for_press(events)
+                if got is None:
+                    self._problem(f"{_label(expected)}: no press within {self._timeout:g} s; check {describe_pin(pin)} and the ground wire")
+                elif got != expected:
+                    wrong_pin = _pin_of(self.wiring, got)
+                    self._problem(f"{_label(expected)}: got {_label(got)} instead; the wires on {describe_pin(pin)} and {describe_pin(wrong_pin)} look swapped")
+                else:
+                    self._say("  ok")
+            buttons.disable()
+
+    def _wait_for_press(self, events: queue.Queue[Press]) -> Press | None:
+        try:
+            return events.get(timeout=self._timeout)
+        except queue.Empty:
+            return None
+
+    def _check_lights(self, factory) -> None:
+        lit = self.wiring.lights()
+        if not lit:
+            self._say("Lights: no seat lights in this wiring.")
+            return
+        self._say("Lights: each seat's light comes on in turn.")
+        with SeatLights(self.wiring, pin_factory=factory) as lights:
+            for seat, pin in lit.items():
+                self.outcome.checked += 1
+                lights.show({seat: LightState.CALL_IN})
+                try:
+                    answer = self._ask(f"is seat {seat}'s light on ({describe_pin(pin)})? [y/n] ")
+                except EOFError:
+                    answer = ""
+                lights.show({})
+                if answer.strip().lower() in ("y", "yes"):
+                    self._say("  ok")
+                else:
+                    self._problem(f"seat {seat}'s light: not confirmed on; check {describe_pin(pin)}, the resistor and the LED's direction (long leg to the resistor)")
+
+    def _check_camera(self) -> None:
+        self.outcome.checked += 1
+        self._say(f"Camera ({self.camera.source}):")
+        try:
+            source = open_camera(self.camera)
+            if source is None:
+                self._say("  no camera configured (source = \"none\"): dice are entered on the host panel")
+                return
+            with source:
+                frame = source.read()
+        except HardwareFault as exc:
+            self._problem(f"camera: {exc}")
+            return
+        self._snapshot.parent.mkdir(parents=True, exist_ok=True)
+        if not cv2.imwrite(str(self._snapshot), frame):
+            self._problem(f"camera: could not save the snapshot to {self._snapshot}")
+            return
+        height, width = frame.shape[:2]
+        self._say(f"  saved a {width}x{height} snapshot to {self._snapshot}: check the whole tray is in view and sharp")
+
+
+def _drain(events: queue.Queue[Press]) -> None:
+    while True:
+        try:
+            events.get_nowait()
+        except queue.Empty:
+            return
+
+
+def _label(press: Press) -> str:
+    if press.seat is None:
+        return f"the shared {press.button.value.upper()} button"
+    return f"seat {press.seat} {press.button.value}"
+
+
+def _pin_of(wiring: Wiring, press: Press) -> int:
+    return next(pin for seat, kind, pin in wiring.buttons() if (seat, kind) == (press.seat, press.button))
