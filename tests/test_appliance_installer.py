@@ -1,0 +1,262 @@
+"""scripts/install-pi.sh against a scratch root: where files land, idempotence, uninstall.
+
+With `--root DIR` the installer writes every file under DIR and only prints the steps
+that would change the live system (apt, users, venv and pip, systemctl, raspi-config).
+Fake apt-get/systemctl/useradd/... on PATH record any call, so a test also proves that
+nothing live ran. The venv is one of the printed steps, so the ExecStart binary is
+checked against the venv the installer says it creates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import stat
+import subprocess
+import tomllib
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+INSTALLER = REPO / "scripts" / "install-pi.sh"
+LIVE_COMMANDS = ("apt-get", "apt-cache", "systemctl", "useradd", "usermod", "userdel", "groupadd",
+                 "chown", "chgrp", "raspi-config")
+
+USER_AUTOSTART = "pcmanfm --desktop --profile LXDE-pi &\nwf-panel-pi &\n"
+USER_WAYFIRE = "[core]\nplugins = autostart idle\n\n[autostart]\npanel = wfrespawn wf-panel-pi\n"
+USER_RC_XML = (
+    '<?xml version="1.0"?>\n<labwc_config>\n  <theme>\n    <name>PiXflat</name>\n  </theme>\n'
+    '</labwc_config>\n'
+)
+
+
+@pytest.fixture
+def fake_bin(tmp_path) -> Path:
+    """Stand-ins for every live-system command; each call is appended to calls.log."""
+    folder = tmp_path / "fake-bin"
+    folder.mkdir()
+    for name in LIVE_COMMANDS:
+        script = folder / name
+        script.write_text(f'#!/bin/sh\necho "{name} $*" >> "{tmp_path}/calls.log"\n')
+        script.chmod(0o755)
+    return folder
+
+
+def install(root: Path, fake_bin: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PATH=f"{fake_bin}:{os.environ['PATH']}")
+    env.pop("DESTDIR", None)
+    env.pop("SUDO_USER", None)
+    return subprocess.run(
+        ["bash", str(INSTALLER), "--root", str(root), "--kiosk-user", "pi", *args],
+        capture_output=True, text=True, env=env,
+    )
+
+
+def ok(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def listing(root: Path) -> list[tuple[str, str, str]]:
+    """Every path under root with its mode and, for files, a sha256 of its content."""
+    rows = []
+    for path in sorted(root.rglob("*")):
+        mode = oct(stat.S_IMODE(path.lstat().st_mode))
+        digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "dir"
+        rows.append((str(path.relative_to(root)), mode, digest))
+    return rows
+
+
+def unit_value(unit: Path, key: str) -> list[str]:
+    return [line.split("=", 1)[1] for line in unit.read_text().splitlines() if line.startswith(f"{key}=")]
+
+
+def planned(stdout: str) -> list[list[str]]:
+    return [shlex.split(line[len("would run:"):]) for line in stdout.splitlines() if line.startswith("would run:")]
+
+
+def home_files(root: Path) -> Path:
+    config = root / "home/pi/.config"
+    (config / "labwc").mkdir(parents=True)
+    (config / "labwc/autostart").write_text(USER_AUTOSTART)
+    (config / "wayfire.ini").write_text(USER_WAYFIRE)
+    return config
+
+
+def test_table_service_command_points_at_the_venv_config_and_state_the_installer_makes(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    out = ok(install(root, fake_bin))
+    unit = root / "etc/systemd/system/game-companion.service"
+    command = shlex.split(unit_value(unit, "ExecStart")[0])
+    venv = str(Path(command[0]).parent.parent)
+    assert ["python3", "-m", "venv", "--system-site-packages", venv] in planned(out)
+    pip = [step for step in planned(out) if step[0] == f"{venv}/bin/pip"]
+    assert pip and f"{REPO}[pi]" in pip[0]
+    assert command[1] == "serve"
+    options = dict(zip(command[2::2], command[3::2]))
+    assert options == {"--config": "/etc/game-companion/config.toml",
+                       "--data-dir": "/var/lib/game-companion", "--port": "8000"}
+    assert (root / options["--config"].lstrip("/")).is_file()
+    assert unit_value(unit, "ConfigurationDirectory") == ["game-companion"]
+    assert unit_value(unit, "StateDirectory") == ["game-companion"]
+    assert unit_value(unit, "WorkingDirectory") == [options["--data-dir"]]
+
+
+def test_kiosk_files_land_where_autostart_and_the_user_unit_run_them(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    home_files(root)
+    ok(install(root, fake_bin))
+    unit = root / "etc/systemd/user/game-companion-kiosk.service"
+    programs = unit_value(unit, "ExecStartPre") + unit_value(unit, "ExecStart")
+    autostart = (root / "home/pi/.config/labwc/autostart").read_text()
+    programs += [line.split()[0] for line in autostart.splitlines() if line.startswith("/opt/")]
+    wayfire = (root / "home/pi/.config/wayfire.ini").read_text()
+    programs += [line.split("=", 1)[1].strip() for line in wayfire.splitlines() if line.startswith("game_companion")]
+    assert len(programs) == 4
+    for program in programs:
+        path = root / program.split()[0].lstrip("/")
+        assert path.is_file() and os.access(path, os.X_OK), program
+    session = (root / "opt/game-companion/bin/game-companion-kiosk-session").read_text()
+    assert f"start {unit.name}" in session
+
+
+def test_config_gets_a_fresh_six_digit_pin_shown_once_and_private(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    out = ok(install(root, fake_bin))
+    config_file = root / "etc/game-companion/config.toml"
+    config = tomllib.loads(config_file.read_text())
+    pin = config["host"]["pin"]
+    assert re.fullmatch(r"\d{6}", pin)
+    assert out.count(pin) == 1 and "Host PIN" in out
+    assert stat.S_IMODE(config_file.stat().st_mode) == 0o640
+    assert stat.S_IMODE(config_file.parent.stat().st_mode) == 0o750
+    assert ["chown", "root:game-companion", "/etc/game-companion/config.toml"] in planned(out)
+    assert config["camera"] == {"source": "picamera"}
+    assert config["gpio"] == {"pin_factory": "lgpio"}
+
+
+def test_config_sections_are_accepted_by_the_hardware_parsers(tmp_path, fake_bin):
+    camera_config = pytest.importorskip("hardware.camera_config")
+    wiring = pytest.importorskip("hardware.table.wiring")
+    root = tmp_path / "root"
+    ok(install(root, fake_bin))
+    config = tomllib.loads((root / "etc/game-companion/config.toml").read_text())
+    assert camera_config.CameraConfig.from_mapping(config["camera"]).source == "picamera"
+    assert wiring.Wiring.from_mapping(config["gpio"]).pin_factory == "lgpio"
+
+
+def test_two_installs_give_different_pins(tmp_path, fake_bin):
+    pins = []
+    for name in ("a", "b", "c"):
+        ok(install(tmp_path / name, fake_bin))
+        pins.append(tomllib.loads((tmp_path / name / "etc/game-companion/config.toml").read_text())["host"]["pin"])
+    assert len(set(pins)) > 1
+
+
+def test_second_run_changes_nothing(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    home_files(root)
+    ok(install(root, fake_bin))
+    before = listing(root)
+    out = ok(install(root, fake_bin))
+    assert listing(root) == before
+    assert "wrote" not in out and "added" not in out
+    assert "kept the existing /etc/game-companion/config.toml" in out
+
+
+def test_an_existing_config_is_never_overwritten(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    config = root / "etc/game-companion/config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[host]\npin = "424242"\n')
+    out = ok(install(root, fake_bin))
+    assert config.read_text() == '[host]\npin = "424242"\n'
+    assert "Host PIN" not in out
+
+
+def test_scratch_root_never_touches_the_live_system(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    out = ok(install(root, fake_bin))
+    ok(install(root, fake_bin, "--uninstall", "--purge"))
+    assert not (tmp_path / "calls.log").exists()
+    steps = [" ".join(step) for step in planned(out)]
+    for expected in ("apt-get install", "python3-picamera2", "python3-libcamera", "chromium",
+                     "useradd --system", "gpio,video", "systemctl enable game-companion.service",
+                     "raspi-config nonint do_blanking 1"):
+        assert any(expected in step for step in steps), expected
+
+
+def test_uninstall_removes_what_it_installed_and_keeps_config(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    config_dir = home_files(root)
+    ok(install(root, fake_bin))
+    config = (root / "etc/game-companion/config.toml").read_text()
+    out = ok(install(root, fake_bin, "--uninstall"))
+    assert not (root / "opt/game-companion").exists()
+    assert not (root / "etc/systemd/system/game-companion.service").exists()
+    assert not (root / "etc/systemd/user/game-companion-kiosk.service").exists()
+    assert (config_dir / "labwc/autostart").read_text() == USER_AUTOSTART
+    assert (config_dir / "wayfire.ini").read_text() == USER_WAYFIRE
+    assert not (config_dir / "labwc/rc.xml").exists()  # it was ours alone
+    assert (root / "etc/game-companion/config.toml").read_text() == config
+    assert ["systemctl", "disable", "--now", "game-companion.service"] in planned(out)
+
+
+def test_purge_also_removes_config_games_and_the_user(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    ok(install(root, fake_bin))
+    games = root / "var/lib/game-companion/games.sqlite3"
+    games.parent.mkdir(parents=True)
+    games.write_bytes(b"games")
+    out = ok(install(root, fake_bin, "--uninstall", "--purge"))
+    assert not (root / "etc/game-companion").exists()
+    assert not (root / "var/lib/game-companion").exists()
+    assert ["userdel", "game-companion"] in planned(out)
+    assert [p for p in root.rglob("*") if p.is_file()] == []
+
+
+def test_users_own_labwc_rc_xml_keeps_its_settings_and_gets_the_pointer_key(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    rc = home_files(root) / "labwc/rc.xml"
+    rc.write_text(USER_RC_XML)
+    ok(install(root, fake_bin))
+    tree = ET.fromstring(rc.read_text())
+    assert tree.findtext("theme/name") == "PiXflat"
+    actions = [a.get("name") for a in tree.iterfind("keyboard/keybind/action")]
+    assert "HideCursor" in actions
+    ok(install(root, fake_bin, "--uninstall"))
+    assert rc.read_text() == USER_RC_XML
+
+
+def test_created_rc_xml_is_well_formed(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    ok(install(root, fake_bin))
+    tree = ET.fromstring((root / "home/pi/.config/labwc/rc.xml").read_text())
+    assert tree.tag == "labwc_config"
+    assert tree.find("keyboard/default") is not None
+
+
+def test_no_kiosk_leaves_the_desktop_alone(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    config_dir = home_files(root)
+    out = ok(install(root, fake_bin, "--no-kiosk"))
+    assert (config_dir / "labwc/autostart").read_text() == USER_AUTOSTART
+    assert not (config_dir / "labwc/rc.xml").exists()
+    assert "chromium" not in out
+
+
+def test_purge_without_uninstall_is_refused(tmp_path, fake_bin):
+    result = install(tmp_path / "root", fake_bin, "--purge")
+    assert result.returncode != 0
+    assert "--purge only goes with --uninstall" in result.stderr
+    assert not (tmp_path / "root" / "etc").exists()
+
+
+def test_unknown_option_is_named(tmp_path, fake_bin):
+    result = install(tmp_path / "root", fake_bin, "--colour")
+    assert result.returncode != 0
+    assert "unknown option: --colour" in result.stderr
