@@ -328,6 +328,11 @@ write_config() {
     chmod 0750 "$(dirname "$conf")"
     system chgrp "$SERVICE_USER" "$CONF_DIR"
     if [ -f "$conf" ]; then
+        # Tools run by hand as root (companion calibrate) may have rewritten it: put the
+        # owner and mode back, so the service can read it and nobody else can.
+        chmod 0640 "$conf"
+        system chown "root:$SERVICE_USER" "$CONF"
+        if [ -d "$(at "$DATA_DIR")" ]; then system chown -R "$SERVICE_USER:$SERVICE_USER" "$DATA_DIR"; fi
         say "kept the existing $CONF (host PIN unchanged)"
         return 0
     fi

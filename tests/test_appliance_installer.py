@@ -168,14 +168,17 @@ def test_second_run_changes_nothing(tmp_path, fake_bin):
     assert "kept the existing /etc/game-companion/config.toml" in out
 
 
-def test_an_existing_config_is_never_overwritten(tmp_path, fake_bin):
+def test_an_existing_config_is_never_overwritten_but_made_private_again(tmp_path, fake_bin):
     root = tmp_path / "root"
     config = root / "etc/game-companion/config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('[host]\npin = "424242"\n')
+    config.chmod(0o644)  # as a tool run by hand as root might leave it
     out = ok(install(root, fake_bin))
     assert config.read_text() == '[host]\npin = "424242"\n'
-    assert "Host PIN" not in out
+    assert "Host PIN" not in out and "424242" not in out
+    assert stat.S_IMODE(config.stat().st_mode) == 0o640
+    assert ["chown", "root:game-companion", "/etc/game-companion/config.toml"] in planned(out)
 
 
 def test_scratch_root_never_touches_the_live_system(tmp_path, fake_bin):
