@@ -363,3 +363,13 @@ def test_random_play_ends_with_one_winner_and_replays(players, seed, dice, decla
     assert final.winner is not None and final.scores.count(max(final.scores)) == 1
     assert final.turn % players == 0 and final.turn >= rounds * players
     assert replay(GameRecord.from_json(record.to_json())) == final
+
+
+def test_tally_counts_calls_right_calls_bluffs_and_bluffs_that_deceived_everyone():
+    state = turn(start(), 4, "red", {1: "green", 2: "green"}, "rbbbb")  # Ann's bluff deceives everyone
+    state = turn(state, 1, "blue", {0: "green", 2: "yellow"}, "rrrrr")  # Ben's bluff: Cara catches it
+    state = turn(state, 5, "red", {0: "green", 1: "yellow"}, "rrrrr")  # Cara tells the truth
+    tally = GAME.tally(state)
+    assert tally[0] == {"calls": 2, "correct_calls": 1, "bluffs": 1, "bluffs_worked": 1}
+    assert tally[1] == {"calls": 2, "correct_calls": 0, "bluffs": 1, "bluffs_worked": 0}
+    assert tally[2] == {"calls": 2, "correct_calls": 1, "bluffs": 0, "bluffs_worked": 0}

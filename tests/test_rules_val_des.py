@@ -228,3 +228,9 @@ def test_random_play_ends_with_one_winner_and_replays(players, seed, bonus, plan
     assert state.finished and state.winner is not None
     assert state.sets_played >= planned and state.scores.count(max(state.scores)) == 1
     assert replay(GameRecord.from_json(record.to_json())) == state
+
+
+def test_tally_counts_calls_and_right_calls_in_every_set():
+    state = sets(start(("Ann", "Ben"), sets=1), "rr/r", "rb/b")  # tied after set 1: an extra set
+    assert state.finished
+    assert GAME.tally(state) == {0: {"calls": 2, "correct_calls": 1}, 1: {"calls": 2, "correct_calls": 2}}

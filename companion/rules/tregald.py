@@ -33,6 +33,8 @@ class TregaldState(GameState):
     #: Secret chip calls this turn as (seat, chip), seat order; a later call replaces an earlier one.
     calls: tuple[tuple[int, str], ...] = ()
     last_reveal: RevealView | None = None
+    #: Per seat (calls, correct calls, bluffs, bluffs that deceived every caller), for statistics.
+    tallies: tuple[tuple[int, int, int, int], ...] = ()
 
 
 class TregaldGame(Game):
@@ -49,7 +51,8 @@ class TregaldGame(Game):
     )
 
     def new_state(self, players, options):
-        return TregaldState(players=players, options=options, scores=(0,) * len(players))
+        n = len(players)
+        return TregaldState(players=players, options=options, scores=(0,) * n, tallies=((0, 0, 0, 0),) * n)
 
     # --- who does what --------------------------------------------------------------
 
@@ -140,6 +143,12 @@ class TregaldGame(Game):
         claim = self._claim(state, state.declaration)
         verdict = f"{'True' if true else 'False'}: {claim} were declared, {self._count(state, rolled, face)} rolled"
         reveal = RevealView(dice=values, verdict=verdict, lines=tuple(lines), awards=tuple(awards))
+        tallies = [list(t) for t in state.tallies]
+        for s, chip in state.calls:
+            tallies[s][0] += 1
+            tallies[s][1] += s in right
+        tallies[tregald][2] += not true
+        tallies[tregald][3] += not true and not right
         turn = state.turn + 1
         n = len(state.players)
         finished = rotation.is_over(turn, state.option("rounds") * n, n, scores)
@@ -153,6 +162,7 @@ class TregaldGame(Game):
             declaration=None,
             calls=(),
             last_reveal=reveal,
+            tallies=tuple(tuple(t) for t in tallies),
             finished=finished,
             winner=rotation.leader(scores) if finished else None,
             history=state.history + (summary,),
@@ -218,6 +228,10 @@ class TregaldGame(Game):
             reveal=state.last_reveal,
             history=state.history[-8:],
         )
+
+    def tally(self, state: TregaldState) -> dict[int, dict[str, int]]:
+        keys = ("calls", "correct_calls", "bluffs", "bluffs_worked")
+        return {seat: dict(zip(keys, counts)) for seat, counts in enumerate(state.tallies)}
 
     def on_button(self, state: TregaldState, seat: int | None, button: str) -> Event | None:
         if state.finished or seat is None or button not in CHIPS or state.declaration is None:

@@ -32,6 +32,8 @@ class ValDesState(GameState):
     #: Per seat, right (True) or wrong for each regular set: what the streak bonus reads.
     results: tuple[tuple[bool, ...], ...] = ()
     last_reveal: RevealView | None = None
+    #: Per seat (calls, correct calls) over every set, extra sets included, for statistics.
+    tallies: tuple[tuple[int, int], ...] = ()
 
 
 def runs(results: tuple[bool, ...], length: int = RUN) -> int:
@@ -59,7 +61,7 @@ class ValDesGame(Game):
 
     def new_state(self, players, options):
         n = len(players)
-        return ValDesState(players=players, options=options, scores=(0,) * n, results=((),) * n)
+        return ValDesState(players=players, options=options, scores=(0,) * n, results=((),) * n, tallies=((0, 0),) * n)
 
     @staticmethod
     def caster(state: ValDesState) -> int:
@@ -102,6 +104,8 @@ class ValDesGame(Game):
             scores[s] += 1
         lines = [f"{players[s]} called {CALL_NAMES[c]}: {'right (+1)' if c == face else 'wrong'}" for s, c in state.calls]
         awards = [(s, 1) for s in right]
+        called = dict(state.calls)
+        tallies = tuple((c + (s in called), r + (s in right)) for s, (c, r) in enumerate(state.tallies))
         planned = state.option("sets")
         done = state.sets_played + 1
         results = state.results
@@ -122,6 +126,7 @@ class ValDesGame(Game):
             sets_played=done,
             calls=(),
             results=results,
+            tallies=tallies,
             last_reveal=RevealView(dice=(face,), verdict=verdict, lines=tuple(lines), awards=tuple(awards)),
             finished=finished,
             winner=rotation.leader(scores) if finished else None,
@@ -180,6 +185,9 @@ class ValDesGame(Game):
             reveal=state.last_reveal,
             history=state.history[-8:],
         )
+
+    def tally(self, state: ValDesState) -> dict[int, dict[str, int]]:
+        return {seat: {"calls": calls, "correct_calls": right} for seat, (calls, right) in enumerate(state.tallies)}
 
     def on_button(self, state: ValDesState, seat: int | None, button: str) -> Event | None:
         if state.finished or seat is None or button not in BUTTONS or not 0 <= seat < len(state.players):
