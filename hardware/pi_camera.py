@@ -41,7 +41,7 @@ class PiCamera:
         lock_exposure: bool = True,
         autofocus: bool = True,
         camera_num: int = 0,
-        sleep: Callable[[float], None] = time.sleep,
+        sleep: Callable[[float], None] | None = None,
     ) -> None:
         try:
             from picamera2 import Picamera2
@@ -59,7 +59,7 @@ class PiCamera:
             ) from exc
         try:
             self._start(tuple(resolution), mode, autofocus)
-            sleep(warmup_seconds)
+            (sleep or time.sleep)(warmup_seconds)
             if lock_exposure:
                 self.lock_exposure()
         except Exception as exc:

@@ -86,8 +86,8 @@ class HardwareCheck:
         *,
         pin_factory=None,
         pin_factory_name: str | None = None,
-        say: Callable[[str], None] = print,
-        ask: Callable[[str], str] = input,
+        say: Callable[[str], None] | None = None,
+        ask: Callable[[str], str] | None = None,
         timeout: float = 20.0,
         snapshot: Path = Path("check-hardware.jpg"),
         skip: tuple[str, ...] = (),
@@ -96,8 +96,8 @@ class HardwareCheck:
         self.camera = camera
         self._pin_factory = pin_factory
         self._pin_factory_name = pin_factory_name
-        self._say = say
-        self._ask = ask
+        self._say = say or print
+        self._ask = ask or input
         self._timeout = timeout
         self._snapshot = snapshot
         self._skip = skip

@@ -86,6 +86,7 @@ class SeatLights:
         leds, self._leds = self._leds, {}
         for led in leds.values():
             try:
+                led.off()  # stops a blink too; closing alone may leave the pin driven high
                 led.close()
             except Exception:
                 log.debug("error closing %r", led, exc_info=True)

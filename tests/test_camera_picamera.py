@@ -1,0 +1,144 @@
+"""PiCamera against a stand-in for picamera2 that records the documented calls it receives."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from hardware.camera import CameraUnavailable, FrameSource, open_camera
+from hardware.pi_camera import PiCamera
+
+
+class FakePicamera2:
+    """Just the picamera2.Picamera2 surface PiCamera uses; `calls` is what it was asked, in order."""
+
+    instances: list[FakePicamera2] = []
+    has_autofocus = True
+    unplug_after = None
+
+    def __init__(self, camera_num=0):
+        self.camera_num = camera_num
+        self.calls: list[tuple] = []
+        self.camera_controls = {"AeEnable": (False, True, True), "ExposureTime": (100, 1000000, 20000)}
+        if self.has_autofocus:
+            self.camera_controls["AfMode"] = (0, 2, 0)
+        self.reads = 0
+        FakePicamera2.instances.append(self)
+
+    def create_video_configuration(self, main=None, **kwargs):
+        self.calls.append(("create_video_configuration", main))
+        return {"kind": "video", "main": main}
+
+    def create_still_configuration(self, main=None, **kwargs):
+        self.calls.append(("create_still_configuration", main))
+        return {"kind": "still", "main": main}
+
+    def configure(self, config):
+        self.calls.append(("configure", config["kind"]))
+        self.main = config["main"]
+
+    def start(self):
+        self.calls.append(("start",))
+
+    def set_controls(self, controls):
+        self.calls.append(("set_controls", dict(controls)))
+
+    def capture_metadata(self):
+        self.calls.append(("capture_metadata",))
+        return {"ExposureTime": 12345, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4), "Lux": 300.0}
+
+    def capture_array(self, name="main"):
+        if self.unplug_after is not None and self.reads >= self.unplug_after:
+            raise RuntimeError("Camera frontend has timed out!")
+        self.reads += 1
+        width, height = self.main["size"]
+        return np.zeros((height, width, 3), np.uint8)
+
+    def stop(self):
+        self.calls.append(("stop",))
+
+    def close(self):
+        self.calls.append(("close",))
+
+
+@pytest.fixture
+def picamera2(monkeypatch):
+    module = types.ModuleType("picamera2")
+    module.Picamera2 = FakePicamera2
+    monkeypatch.setitem(sys.modules, "picamera2", module)
+    monkeypatch.setitem(sys.modules, "libcamera", None)  # no libcamera enum: the plain value 2 is used
+    FakePicamera2.instances = []
+    monkeypatch.setattr(FakePicamera2, "has_autofocus", True)
+    monkeypatch.setattr(FakePicamera2, "unplug_after", None)
+    return FakePicamera2
+
+
+def no_sleep(seconds):
+    no_sleep.slept = seconds
+
+
+def test_rgb888_main_stream_then_autofocus_then_warm_up_then_locked_exposure(picamera2):
+    with PiCamera((1536, 864), sleep=no_sleep) as camera:
+        assert isinstance(camera, FrameSource)
+        frame = camera.read()
+        calls = picamera2.instances[0].calls
+    assert frame.shape == (864, 1536, 3) and frame.dtype == np.uint8
+    assert calls[:4] == [
+        ("create_video_configuration", {"size": (1536, 864), "format": "RGB888"}),
+        ("configure", "video"),
+        ("start",),
+        ("set_controls", {"AfMode": 2}),
+    ]
+    assert no_sleep.slept == 2.0
+    assert calls[4:6] == [
+        ("capture_metadata",),
+        ("set_controls", {"AeEnable": False, "AwbEnable": False, "ExposureTime": 12345, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4)}),
+    ]
+    assert calls[-2:] == [("stop",), ("close",)]
+
+
+def test_no_autofocus_control_means_no_af_mode_and_still_mode_uses_still_configuration(picamera2):
+    picamera2.has_autofocus = False
+    with PiCamera((640, 480), mode="still", lock_exposure=False, sleep=no_sleep):
+        calls = picamera2.instances[0].calls
+    assert calls[0][0] == "create_still_configuration"
+    assert not any(call[0] == "set_controls" for call in calls)
+
+
+def test_open_camera_passes_the_section_to_the_pi_camera(picamera2, monkeypatch):
+    monkeypatch.setattr("hardware.pi_camera.time", types.SimpleNamespace(sleep=no_sleep))
+    with open_camera({"source": "picamera", "resolution": [800, 600], "warmup_seconds": 0.5, "autofocus": False}) as camera:
+        assert camera.read().shape == (600, 800, 3)
+    assert no_sleep.slept == 0.5
+    assert ("set_controls", {"AfMode": 2}) not in picamera2.instances[0].calls
+
+
+def test_a_pi_camera_unplugged_mid_game_raises_camera_unavailable(picamera2):
+    picamera2.unplug_after = 1
+    camera = PiCamera(sleep=no_sleep)
+    camera.read()
+    with pytest.raises(CameraUnavailable, match="stopped answering.*host panel"):
+        camera.read()
+    camera.close()
+
+
+def test_no_camera_on_the_ribbon_is_camera_unavailable(picamera2, monkeypatch):
+    def no_camera(camera_num=0):
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(sys.modules["picamera2"], "Picamera2", no_camera)
+    with pytest.raises(CameraUnavailable, match="no Raspberry Pi camera found.*ribbon"):
+        PiCamera(sleep=no_sleep)
+
+
+def test_a_camera_failing_to_start_is_closed_and_unavailable(picamera2, monkeypatch):
+    def broken_start(self):
+        raise RuntimeError("Failed to start camera")
+
+    monkeypatch.setattr(picamera2, "start", broken_start)
+    with pytest.raises(CameraUnavailable, match="did not start"):
+        PiCamera(sleep=no_sleep)
+    assert picamera2.instances[0].calls[-1] == ("close",)
