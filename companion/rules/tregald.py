@@ -23,6 +23,11 @@ RIGHT_CALL_POINTS = 1
 CHIPS = ("green", "yellow")
 
 
+def count_words(count: int, face: Face) -> str:
+    """ "3 red", "2 of face 6"."""
+    return f"{count} {face}" if face in COLOURS else f"{count} of face {face}"
+
+
 @dataclass(frozen=True)
 class TregaldState(GameState):
     scores: tuple[int, ...] = ()
@@ -40,7 +45,6 @@ class TregaldState(GameState):
 class TregaldGame(Game):
     name = "tregald"
     title = "Tregald"
-    aliases = ()
     credit = "Tregald by Kevin Van Ryswyck (graphics Rick Scott), Games of the Galaxy project: www.gamesofthegalaxy.com"
     options = (
         Option("dice", "chance", "five chance cubes (declare N red or blue) or five spike dice (declare N of a face)",
@@ -141,7 +145,7 @@ class TregaldGame(Game):
             awards.append((s, RIGHT_CALL_POINTS))
             lines.append(f"{state.players[s]} judged right (+{RIGHT_CALL_POINTS})")
         claim = self._claim(state, state.declaration)
-        verdict = f"{'True' if true else 'False'}: {claim} were declared, {self._count(state, rolled, face)} rolled"
+        verdict = f"{'True' if true else 'False'}: {claim} were declared, {count_words(rolled, face)} rolled"
         reveal = RevealView(dice=values, verdict=verdict, lines=tuple(lines), awards=tuple(awards))
         tallies = [list(t) for t in state.tallies]
         for s, chip in state.calls:
@@ -170,11 +174,9 @@ class TregaldGame(Game):
 
     # --- what the table sees ----------------------------------------------------------
 
-    def _count(self, state: TregaldState, count: int, face: Face) -> str:
-        return f"{count} {face}" if face in COLOURS else f"{count} of face {face}"
-
-    def _claim(self, state: TregaldState, claim: tuple[int, Face]) -> str:
-        words = self._count(state, *claim)
+    @staticmethod
+    def _claim(state: TregaldState, claim: tuple[int, Face]) -> str:
+        words = count_words(*claim)
         return f"at least {words}" if state.option("declaration") == "at_least" else words
 
     def prompt(self, state: TregaldState) -> Prompt:
