@@ -1,0 +1,184 @@
+"""The demo's camera: bundled photos that follow the game.
+
+`DemoCamera` is a frame source like the real ones (read/close), so the demo runs the
+very reveal flow the table runs. While no dice are expected it shows an empty table;
+when the game asks for dice it "lifts the cup" after a moment and shows a bundled
+photo of that kind and count (several photos side by side when no single one has
+enough dice, as for a liar's-dice reveal of fifteen). The real vision reader then reads
+it; `ManifestReader` stands in when the reader cannot be loaded, using the values the
+photos were rendered with.
+
+Photos: companion/data/demo/ (rendered scenes; manifest.json says what each shows).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+import cv2
+import numpy as np
+
+from companion.reveal import CAMERA_KINDS, Sight
+
+EMPTY_SIZE = (768, 1024)  # height, width of the bundled photos
+FELT_BGR = (52, 84, 40)
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One picture the demo camera can show, and what it shows."""
+
+    kind: str
+    values: tuple[Any, ...]
+    boxes: tuple[tuple[int, int, int, int], ...]
+    files: tuple[str, ...]
+
+
+def demo_folder() -> Path:
+    return Path(str(resources.files("companion").joinpath("data/demo")))
+
+
+def load_manifest(folder: Path | None = None) -> dict[str, Any]:
+    folder = folder or demo_folder()
+    return json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+
+
+class DemoCamera:
+    """A FrameSource that shows a photo fitting `table.expected_dice()`."""
+
+    def __init__(self, table, folder: Path | None = None, *, cup_seconds: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic):
+        self.table = table
+        self.folder = folder or demo_folder()
+        manifest = load_manifest(self.folder)
+        self._photos: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        for entry in manifest["scenes"]:
+            self._photos.setdefault((entry["kind"], len(entry["dice"])), []).append(entry)
+        self._turns = itertools.count()
+        self._cup_seconds = cup_seconds
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._empty = _empty_table()
+        self._key: tuple[Any, ...] | None = None
+        self._since = 0.0
+        self._scene: Scene | None = None
+        self._frame: np.ndarray | None = None
+        self.shown: Scene | None = None  # what the last frame handed out shows (None: empty table)
+
+    def kinds(self) -> dict[str, list[int]]:
+        """Dice counts with a photo of their own, per kind."""
+        out: dict[str, list[int]] = {}
+        for kind, count in sorted(self._photos):
+            out.setdefault(kind, []).append(count)
+        return out
+
+    def read(self) -> np.ndarray:
+        request = self.table.expected_dice()
+        with self._lock:
+            if request is None or request.kind not in CAMERA_KINDS:
+                self._key, self.shown = None, None
+                return self._empty.copy()
+            session = self.table.session
+            key = (self.table.game_id, len(session.record.events) if session else 0, request.kind, request.count)
+            if key != self._key:
+                self._key, self._since = key, self._clock()
+                self._scene, self._frame = self.compose(request.kind, request.count)
+            if self._frame is None or self._clock() - self._since < self._cup_seconds:
+                self.shown = None  # the cup is still over the dice (or no photo fits)
+                return self._empty.copy()
+            self.shown = self._scene
+            return self._frame.copy()
+
+    def compose(self, kind: str, count: int) -> tuple[Scene | None, np.ndarray | None]:
+        """A scene of exactly `count` dice of `kind`: one photo, or several side by side."""
+        parts = self._pick(kind, count)
+        if not parts:
+            return None, None
+        images, values, boxes, offset = [], [], [], 0
+        for entry in parts:
+            image = cv2.imread(str(self.folder / entry["file"]), cv2.IMREAD_COLOR)
+            if image is None:
+                return None, None
+            if image.shape[0] != EMPTY_SIZE[0]:
+                scale = EMPTY_SIZE[0] / image.shape[0]
+                image = cv2.resize(image, (round(image.shape[1] * scale), EMPTY_SIZE[0]))
+                entry = dict(entry, boxes=[[round(v * scale) for v in b] for b in entry["boxes"]])
+            images.append(image)
+            values += entry["dice"]
+            boxes += [(b[0] + offset, b[1], b[2] + offset, b[3]) for b in entry["boxes"]]
+            offset += image.shape[1]
+        scene = Scene(kind, tuple(values), tuple(boxes), tuple(e["file"] for e in parts))
+        return scene, np.hstack(images) if len(images) > 1 else images[0]
+
+    def _pick(self, kind: str, count: int) -> list[dict[str, Any]]:
+        counts = sorted((c for k, c in self._photos if k == kind), reverse=True)
+        if not counts or count < 1:
+            return []
+        turn = next(self._turns)
+        chosen, left = [], count
+        while left > 0:
+            size = next((c for c in counts if c <= left), None)
+            if size is None:
+                return []
+            options = self._photos[(kind, size)]
+            chosen.append(options[(turn + len(chosen)) % len(options)])
+            left -= size
+        return chosen
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> "DemoCamera":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class ManifestReader:
+    """A DiceReader for the demo when the vision reader cannot be loaded: the rendered values."""
+
+    def __init__(self, camera: DemoCamera):
+        self._camera = camera
+
+    def read(self, frame: np.ndarray, kind: str) -> Sight:
+        scene = self._camera.shown
+        if scene is None or scene.kind != kind:
+            return Sight((), (), (), True, "no dice in view yet: the cup is still down")
+        return Sight(scene.values, scene.boxes, (1.0,) * len(scene.values))
+
+    def annotate(self, frame: np.ndarray, sight: Sight) -> np.ndarray:
+        image = frame.copy()
+        for value, (x1, y1, x2, y2) in zip(sight.values, sight.boxes):
+            cv2.rectangle(image, (x1, y1), (x2, y2), (80, 200, 60), 3)
+            cv2.putText(image, str(value).upper(), (x1, max(24, y1 - 8)), cv2.FONT_HERSHEY_DUPLEX, 1.0,
+                        (255, 255, 255), 2, cv2.LINE_AA)
+        return image
+
+
+def demo_spike_profile(folder: Path | None = None):
+    """Teach the vision reader the bundled spike dice, as `companion teach spike` would."""
+    from hardware import vision
+
+    folder = folder or demo_folder()
+    profile = vision.SpikeProfile()
+    for lesson in load_manifest(folder)["spike_teaching"]:
+        image = cv2.imread(str(folder / lesson["file"]), cv2.IMREAD_COLOR)
+        profile, _ = vision.teach_spike(profile, lesson["face"], [image])
+    return profile
+
+
+def _empty_table() -> np.ndarray:
+    """A plain felt table with a little grain (a perfectly flat picture is not a camera's)."""
+    rng = np.random.default_rng(7)
+    table = np.empty((*EMPTY_SIZE, 3), np.uint8)
+    table[:] = FELT_BGR
+    grain = rng.integers(-6, 7, size=EMPTY_SIZE + (1,), dtype=np.int16)
+    return np.clip(table.astype(np.int16) + grain, 0, 255).astype(np.uint8)

@@ -1,0 +1,370 @@
+"""The reveal flow: camera frames in, a reading offered to the table out.
+
+One thread owns the camera. It feeds every frame to the vision's ready-to-read state
+machine; when the game expects dice and the cup has been lifted and the dice are still
+(or someone pressed the reveal button, real or virtual), it reads the frame, checks the
+reading against what the game expects (how many dice, which kind) and offers it to the
+table, which applies it or holds it for the host's one-tap fix. Flagged or implausible
+readings are never applied silently.
+
+Faults never stop the table: no camera, a camera unplugged mid-game or a reader error
+become a device status on the host panel, and manual entry keeps working. The camera is
+reopened every few seconds until it is back.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+import cv2
+import numpy as np
+
+from hardware.faults import HardwareFault
+
+log = logging.getLogger("companion.reveal")
+
+#: The reading kinds the camera can deliver; "polyhedral" dice are typed in.
+CAMERA_KINDS = ("pips", "chance", "spike")
+PHOTO_WIDTH = 1280
+_MANUAL = "enter the dice on the host panel"
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What the reader saw in one frame, in the table's terms."""
+
+    values: tuple[Any, ...]
+    boxes: tuple[tuple[int, int, int, int], ...]
+    confidences: tuple[float, ...]
+    flagged: bool = False
+    reason: str | None = None
+
+
+class DiceReader(Protocol):
+    """Reads a frame for one kind of dice and draws the reading on it."""
+
+    def read(self, frame: np.ndarray, kind: str) -> Sight: ...
+
+    def annotate(self, frame: np.ndarray, sight: Sight) -> np.ndarray: ...
+
+
+class ReadySignal(Protocol):
+    """hardware.vision.ReadyToRead: feed(frame, t) -> state whose .value is "ready" when to read."""
+
+    def feed(self, frame: np.ndarray, t: float) -> Any: ...
+
+
+def check_sight(sight: Sight, kind: str, count: int) -> Sight:
+    """Flag a reading that cannot be what the game expects (count or kind of dice)."""
+    if sight.flagged:
+        return sight
+    if len(sight.values) != count:
+        seen = len(sight.values)
+        return _flag(sight, f"the camera saw {seen} {'die' if seen == 1 else 'dice'} but {count} "
+                            f"{'is' if count == 1 else 'are'} in play: check the photo")
+    wanted = ("red", "blue") if kind == "chance" else (1, 2, 3, 4, 5, 6)
+    odd = [v for v in sight.values if v not in wanted or isinstance(v, bool)]
+    if odd:
+        return _flag(sight, f"the camera read {odd[0]!r}, which is not a face of the {kind} dice in play")
+    return sight
+
+
+def _flag(sight: Sight, reason: str) -> Sight:
+    return Sight(sight.values, sight.boxes, sight.confidences, True, reason)
+
+
+def encode_photo(image: np.ndarray) -> bytes:
+    """A JPEG the slate can show (at most PHOTO_WIDTH wide)."""
+    height, width = image.shape[:2]
+    if width > PHOTO_WIDTH:
+        image = cv2.resize(image, (PHOTO_WIDTH, round(height * PHOTO_WIDTH / width)), interpolation=cv2.INTER_AREA)
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise ValueError("could not encode the reveal photo")
+    return data.tobytes()
+
+
+class _Ask:
+    """A reveal request waiting for the camera thread's answer."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.result = ""
+
+    def answer(self, result: str) -> None:
+        self.result = result
+        self.done.set()
+
+
+class RevealDesk:
+    """Runs the camera loop for one table. `open_camera()` returns a FrameSource or None (no camera)."""
+
+    def __init__(self, table, open_camera: Callable[[], Any], make_reader: Callable[[], DiceReader | None], *,
+                 ready: Callable[[], ReadySignal] | None = None, frame_interval: float = 0.1,
+                 idle_interval: float = 0.25, retry_seconds: float = 5.0, clock: Callable[[], float] = time.monotonic):
+        self.table = table
+        self._open_camera = open_camera
+        self._make_reader = make_reader
+        self._reader: DiceReader | None = None
+        self._make_ready = ready
+        self._frame_interval = frame_interval
+        self._idle_interval = idle_interval
+        self._retry_seconds = retry_seconds
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._asks: list[_Ask] = []
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._camera = None
+        self._camera_wanted = True
+        self._next_open = 0.0
+        self._ready: ReadySignal | None = None
+        self._fresh_scene: np.ndarray | None = None
+        self.readings = 0  # offered readings (benchmarks, tests)
+
+    # --- life cycle -------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="reveal-desk", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._close_camera()
+        with self._lock:
+            asks, self._asks = self._asks, []
+        for ask in asks:
+            ask.answer("the table is shutting down")
+
+    # --- asking for a reading ---------------------------------------------------------
+
+    def request_reveal(self) -> _Ask:
+        """The reveal button: read the next frame now (does not wait)."""
+        ask = _Ask()
+        with self._lock:
+            self._asks.append(ask)
+        self._wake.set()
+        return ask
+
+    def reveal_now(self, timeout: float = 8.0) -> str:
+        """The host panel's reveal button: read now and say what happened."""
+        if self._stop.is_set():
+            return "the table is shutting down"
+        ask = self.request_reveal()
+        if not ask.done.wait(timeout):
+            return f"the camera did not answer in time; {_MANUAL}"
+        return ask.result
+
+    # --- the loop ---------------------------------------------------------------------
+
+    def _run(self) -> None:
+        self._load_reader()
+        while not self._stop.is_set():
+            try:
+                pause = self._step()
+            except Exception:  # a bug here must never take the table down
+                log.exception("the camera loop failed; retrying")
+                self.table.set_device_status("camera", "error", f"the camera loop failed; {_MANUAL}")
+                self._close_camera()
+                pause = self._retry_seconds
+            self._wake.wait(pause)
+            self._wake.clear()
+
+    def _step(self) -> float:
+        """One turn of the loop; returns how long to pause before the next."""
+        request = self.table.expected_dice()
+        if self._camera is None:
+            self._try_open()
+        if self._camera is None:
+            self._answer_all(self._no_camera_reason(request))
+            return self._idle_interval if not self._camera_wanted else min(self._retry_seconds, 1.0)
+        try:
+            frame = self._camera.read()
+        except HardwareFault as exc:
+            log.warning("camera lost: %s", exc)
+            self.table.set_device_status("camera", "unavailable", f"{exc}")
+            self._close_camera()
+            self._next_open = self._clock() + self._retry_seconds
+            self._answer_all(f"the camera is not available; {_MANUAL}")
+            return 0.2
+        signal = self._feed(frame)
+        asked = self._take_asks()
+        if asked or (signal == "ready" and request is not None) or (request is not None and self._fresh_scene is not None):
+            scene = frame if asked or signal == "ready" else self._fresh_scene
+            self._fresh_scene = None
+            result = self._read_and_offer(scene, request)
+            for ask in asked:
+                ask.answer(result)
+        elif signal == "ready":
+            self._fresh_scene = frame  # dice came to rest before the game asked for them
+        elif signal == "moving":
+            self._fresh_scene = None
+        return self._frame_interval if request is not None else self._idle_interval
+
+    def _feed(self, frame: np.ndarray) -> str | None:
+        if self._make_ready is None:
+            return None
+        if self._ready is None:
+            self._ready = self._make_ready()
+        state = self._ready.feed(frame, self._clock())
+        return getattr(state, "value", state)
+
+    def _read_and_offer(self, frame: np.ndarray, request) -> str:
+        if request is None:
+            return "no dice are expected now"
+        if request.kind not in CAMERA_KINDS:
+            return f"{request.kind} dice are typed in: {_MANUAL}"
+        if self._reader is None:
+            return f"there is no dice reader; {_MANUAL}"
+        try:
+            sight = self._reader.read(frame, request.kind)
+            photo = encode_photo(self._reader.annotate(frame, sight))
+        except Exception as exc:  # UnreadableFrame, a missing spike profile, a reader bug
+            log.warning("could not read the dice: %s", exc)
+            sight, photo = Sight((), (), (), True, f"the reader failed: {exc}"), encode_photo(frame)
+        sight = check_sight(sight, request.kind, request.count)
+        outcome = self.table.offer_reading(
+            sight.values, boxes=sight.boxes, confidences=sight.confidences, flagged=sight.flagged,
+            reason=sight.reason, photo=photo,
+        )
+        self.readings += 1
+        if outcome == "applied":
+            return f"read {len(sight.values)} {'die' if len(sight.values) == 1 else 'dice'}"
+        if outcome == "held":
+            return f"held for the host: {sight.reason or 'the reading does not fit the game'}"
+        return "no dice are expected now"
+
+    def _load_reader(self) -> None:
+        """Built on this thread: loading models must not delay the slate."""
+        try:
+            self._reader = self._make_reader()
+        except Exception as exc:
+            log.warning("the dice reader is unavailable: %s", exc)
+            self.table.set_device_status("reader", "unavailable", f"the dice reader cannot start ({exc}); {_MANUAL}")
+
+    # --- the camera -------------------------------------------------------------------
+
+    def _try_open(self) -> None:
+        if not self._camera_wanted or self._clock() < self._next_open:
+            return
+        try:
+            camera = self._open_camera()
+        except HardwareFault as exc:
+            self.table.set_device_status("camera", "unavailable", str(exc))
+            self._next_open = self._clock() + self._retry_seconds
+            log.warning("no camera: %s", exc)
+            return
+        if camera is None:
+            self._camera_wanted = False
+            self.table.set_device_status("camera", "off", f"no camera configured; {_MANUAL}")
+            return
+        self._camera, self._ready, self._fresh_scene = camera, None, None
+        self.table.set_device_status("camera", "ok", "")
+        log.info("camera ready")
+
+    def _no_camera_reason(self, request) -> str:
+        if request is not None and request.kind not in CAMERA_KINDS:
+            return f"{request.kind} dice are typed in: {_MANUAL}"
+        return f"no camera; {_MANUAL}"
+
+    def _close_camera(self) -> None:
+        camera, self._camera = self._camera, None
+        if camera is not None:
+            try:
+                camera.close()
+            except Exception:
+                log.debug("error closing the camera", exc_info=True)
+
+    def _take_asks(self) -> list[_Ask]:
+        with self._lock:
+            asks, self._asks = self._asks, []
+        return asks
+
+    def _answer_all(self, result: str) -> None:
+        for ask in self._take_asks():
+            ask.answer(result)
+
+
+class VisionReader:
+    """hardware.vision behind the DiceReader interface (imported here, never at module import)."""
+
+    def __init__(self, vision_config, *, spike_profile=None):
+        from hardware import vision
+
+        self._vision = vision
+        self._config = vision_config
+        self._profile = spike_profile
+        if spike_profile is None and vision_config is not None and vision_config.spike_profile:
+            try:
+                self._profile = vision.SpikeProfile.load(vision_config.spike_profile)
+            except vision.SpikeProfileError as exc:
+                log.warning("%s; spike dice will be typed in", exc)
+
+    def read(self, frame: np.ndarray, kind: str) -> Sight:
+        if kind == "spike" and (self._profile is None or not self._profile.taught):
+            return Sight((), (), (), True, "spike dice need a taught profile (companion teach spike)")
+        reading = self._vision.read_dice(
+            frame, kind, profile=self._profile if kind == "spike" else None,
+            roi=getattr(self._config, "roi", None), min_confidence=getattr(self._config, "min_confidence", 0.8),
+        )
+        return Sight(tuple(d.value for d in reading.dice), tuple(tuple(d.box) for d in reading.dice),
+                     tuple(float(d.confidence) for d in reading.dice), reading.flagged, reading.reason)
+
+    def annotate(self, frame: np.ndarray, sight: Sight) -> np.ndarray:
+        dice = tuple(self._vision.DieReading(v, b, c) for v, b, c in zip(sight.values, sight.boxes, sight.confidences))
+        return self._vision.annotate(frame, self._vision.Reading(dice, sight.flagged, sight.reason))
+
+    @staticmethod
+    def ready_factory(vision_config) -> Callable[[], ReadySignal]:
+        from hardware import vision
+
+        empty = None
+        if vision_config is not None and vision_config.empty_table:
+            empty = cv2.imread(str(vision_config.empty_table), cv2.IMREAD_COLOR)
+            if empty is None:
+                log.warning("cannot read the empty-table picture %s; going without it", vision_config.empty_table)
+
+        def make() -> ReadySignal:
+            if vision_config is None:
+                return vision.ReadyToRead()
+            return vision.ReadyToRead(vision_config.still_seconds, vision_config.motion_threshold,
+                                      vision_config.occluder_fraction, empty_table=empty, roi=vision_config.roi)
+
+        return make
+
+
+class SettledScene:
+    """A plain stand-in for the vision's ReadyToRead (used when it cannot load).
+
+    "ready" once the picture has not changed for `still_seconds` and differs from the
+    scene it last fired on; "moving" while it changes.
+    """
+
+    def __init__(self, still_seconds: float = 0.5, threshold: float = 4.0):
+        self._still_seconds = still_seconds
+        self._threshold = threshold
+        self._previous: np.ndarray | None = None
+        self._since: float | None = None
+        self._fired: np.ndarray | None = None
+
+    def feed(self, frame: np.ndarray, t: float) -> str:
+        small = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (80, 60), interpolation=cv2.INTER_AREA)
+        small = small.astype(np.int16)
+        previous, self._previous = self._previous, small
+        if previous is None or np.abs(small - previous).mean() > self._threshold:
+            self._since = t
+            return "moving"
+        if t - self._since < self._still_seconds:
+            return "waiting"
+        if self._fired is not None and np.abs(small - self._fired).mean() <= self._threshold:
+            return "waiting"
+        self._fired = small
+        return "ready"

@@ -1,0 +1,354 @@
+"""The table service: the one place where camera, buttons, engine, store and slate meet.
+
+`TableService(config, data_dir).start()` opens the game database, resumes the unfinished
+game, opens the buttons, the seat lights and the camera (each may be missing: the table
+then runs on the host panel alone), builds the web app and serves it with waitress, a
+production WSGI server whose thread pool holds the slates' long-lived event streams.
+`stop()` shuts it all down in order; `serve_until_signalled()` runs until SIGTERM/Ctrl-C.
+
+Seats: the table's buttons are labelled 1..6 and seat N is the game's player N (the
+engine counts from 0). Nothing here is created at import time.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import queue
+import signal
+import socket
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from companion.config import Config, HostCredentials, host_credentials
+from companion.reveal import DiceReader, RevealDesk, SettledScene, VisionReader
+from companion.rules import BadRecord, IllegalAction, UnknownGame
+from companion.store import SqliteStore
+from companion.table import Table
+from hardware.faults import HardwareFault
+
+log = logging.getLogger("companion.service")
+
+_STOP = object()
+
+
+class ServiceError(Exception):
+    """The service cannot start; the message says why and what to do."""
+
+
+class TableService:
+    """Everything one table needs, wired together. Parts may be injected (tests, benchmarks)."""
+
+    def __init__(self, config: Config, data_dir: Path, *, demo: bool = False, host: str | None = None,
+                 port: int | None = None, pin_factory: Any = None,
+                 open_camera: Callable[[], Any] | None = None, make_reader: Callable[[], DiceReader | None] | None = None,
+                 ready: Callable[[], Any] | None = None):
+        self.config = config
+        self.data_dir = Path(data_dir)
+        self.demo = demo
+        self.host = host or config.web.host
+        self.port = config.web.port if port is None else port
+        self.pin_factory = pin_factory
+        self._open_camera = open_camera
+        self._make_reader = make_reader
+        self._ready = ready
+        self.presses: queue.Queue = queue.Queue()
+        self.table: Table | None = None
+        self.store: SqliteStore | None = None
+        self.credentials: HostCredentials | None = None
+        self.desk: RevealDesk | None = None
+        self.buttons = None
+        self.lights = None
+        self.app = None
+        self._server = None
+        self._threads: list[threading.Thread] = []
+        self._stopping = threading.Event()
+        self._lock_file = None
+
+    # --- start ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Bring the table up; ServiceError (nothing left open) when it cannot start."""
+        try:
+            self._claim_data_dir()
+            self.store = SqliteStore.in_dir(self.data_dir)
+            self.table = Table(self.store)
+            self._resume()
+            self.credentials = host_credentials(self.data_dir, self.config.host.pin)
+            self._open_gpio()
+            self.desk = self._build_desk()
+            self.app = self._build_app()
+            self._server = self._build_server()
+        except BaseException:
+            self.stop()
+            raise
+        self._spawn("presses", self._consume_presses)
+        if self.lights is not None:
+            self._spawn("seat-lights", self._drive_lights)
+        self.desk.start()
+        self._spawn("http", self._server.run)
+        log.info("table service up at %s (data in %s)", self.url, self.data_dir)
+
+    def _claim_data_dir(self) -> None:
+        """One service per data directory: two would interleave games in one database."""
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        handle = open(self.data_dir / "service.lock", "a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise ServiceError(f"another companion is already running with the data directory {self.data_dir}") from None
+        self._lock_file = handle
+
+    def _resume(self) -> None:
+        try:
+            if self.table.resume():
+                log.info("resumed the unfinished game %s", self.table.game_id)
+        except (BadRecord, UnknownGame) as exc:
+            # Keep the record (never overwrite it); the table starts without it.
+            log.error("the unfinished game cannot be resumed and was left as it is: %s", exc)
+            self.table.set_device_status("store", "warning", f"the last unfinished game cannot be resumed: {exc}")
+
+    def _open_gpio(self) -> None:
+        from hardware.gpio import SeatLights, TableButtons, make_pin_factory
+
+        wiring = self.config.gpio
+        try:
+            if self.pin_factory is None:
+                self.pin_factory = make_pin_factory("mock" if self.demo else wiring.pin_factory)
+            self.buttons = TableButtons(wiring, self.presses, pin_factory=self.pin_factory)
+            self.lights = SeatLights(wiring, pin_factory=self.pin_factory)
+        except HardwareFault as exc:
+            log.warning("table buttons unavailable: %s", exc)
+            self.table.set_device_status("buttons", "unavailable", str(exc))
+            for part in (self.buttons, self.lights):
+                if part is not None:
+                    part.close()
+            self.buttons = self.lights = None
+            return
+        status = "demo" if self.demo else "ok"
+        self.table.set_device_status("buttons", status, "virtual buttons on mock pins" if self.demo else "")
+
+    def _build_desk(self) -> RevealDesk:
+        opener, make_reader, ready = self._open_camera, self._make_reader, self._ready
+        if self.demo:
+            from companion.demo_photos import DemoCamera
+
+            camera = DemoCamera(self.table)
+            opener = opener or (lambda: camera)
+            make_reader = make_reader or (lambda: demo_reader(camera, self.config.vision))
+        if opener is None:
+            from hardware.camera import open_camera
+
+            opener = lambda: open_camera(self.config.camera)  # noqa: E731
+        if make_reader is None:
+            make_reader = lambda: VisionReader(self.config.vision)  # noqa: E731
+        if ready is None:
+            ready = vision_ready(self.config.vision)
+        return RevealDesk(self.table, opener, make_reader, ready=ready)
+
+    def _build_app(self):
+        from web import create_app
+
+        web = self.config.web
+        settings = {
+            "host_pin": self.credentials.pin,
+            "secret_key": self.credentials.secret_key,
+            "title": self.config.table.name,
+        }
+        if web.public_url:
+            settings["slate_url"] = web.public_url
+        if web.sse_max_seconds is not None:
+            settings["sse_max_seconds"] = web.sse_max_seconds
+        return create_app(self.table, settings, on_reveal=self.desk.reveal_now)
+
+    def _build_server(self):
+        from waitress import create_server
+
+        threads = self.config.web.threads
+        try:
+            server = create_server(
+                self.app, host=self.host, port=self.port, threads=threads,
+                connection_limit=max(100, threads * 2), asyncore_use_poll=True, channel_timeout=300,
+                ident="game-companion", clear_untrusted_proxy_headers=True,
+            )
+        except OSError as exc:
+            raise ServiceError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
+        self.port = server.effective_port
+        return server
+
+    def _spawn(self, name: str, target: Callable[[], None]) -> None:
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    # --- what the table's buttons and lights do ----------------------------------------
+
+    def _consume_presses(self) -> None:
+        """Presses are applied here, one at a time, never on gpiozero's callback threads."""
+        while True:
+            press = self.presses.get()
+            if press is _STOP:
+                return
+            try:
+                self.handle_press(press)
+            except Exception:
+                log.exception("a button press could not be handled")
+
+    def handle_press(self, press) -> None:
+        button = press.button.value
+        if button == "reveal":
+            self.desk.request_reveal()
+            return
+        seat = None if press.seat is None else press.seat - 1
+        if seat is not None and seat >= self._player_count():
+            log.debug("press at seat %s ignored: nobody plays there", press.seat)
+            return
+        try:
+            if not self.table.press(seat, button):
+                return
+        except IllegalAction as exc:
+            log.debug("press at seat %s refused: %s", press.seat, exc)
+
+    def _player_count(self) -> int:
+        session = self.table.session
+        return len(session.record.players) if session is not None else 0
+
+    def _drive_lights(self) -> None:
+        seq = -1
+        while not self._stopping.is_set():
+            change = self.table.wait_for_change(seq, 1.0)
+            if change is None:
+                continue
+            seq = change[0]
+            try:
+                self.lights.show(light_states(self.table.snapshot(), self.config.gpio.seat_numbers()))
+            except Exception:
+                log.exception("the seat lights could not be set")
+
+    # --- addresses ----------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        return f"http://{_reachable_host(self.host)}:{self.port}/"
+
+    @property
+    def host_url(self) -> str:
+        return self.url + "host"
+
+    # --- stop ---------------------------------------------------------------------------
+
+    def stop(self) -> None:
+        """Stop serving, finish pending presses, release the hardware, close the database."""
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        if self._server is not None:
+            _close_server(self._server)
+        if self.desk is not None:
+            self.desk.stop()
+        if self.buttons is not None:
+            self.buttons.close()
+        self.presses.put(_STOP)
+        for thread in self._threads:
+            thread.join(5.0)
+        if self.lights is not None:
+            self.lights.close()
+        if self.store is not None:
+            self.store.close()
+        if self._lock_file is not None:
+            self._lock_file.close()
+        log.info("table service stopped")
+
+    def serve_until_signalled(self) -> int:
+        """Run until SIGTERM or Ctrl-C (SIGINT), then stop cleanly. Main thread only."""
+        stop = threading.Event()
+        previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            while not stop.wait(0.5):
+                if not any(t.is_alive() for t in self._threads if t.name == "http"):
+                    log.error("the web server stopped unexpectedly")
+                    return 1
+            log.info("stopping (signal received)")
+            return 0
+        finally:
+            self.stop()
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+def light_states(snapshot: dict[str, Any], seats: list[int]):
+    """Seat lights from the public snapshot: blink = this seat is to act, steady = call in.
+
+    Only *that* a seat has called is shown, never what: the snapshot has no secret.
+    """
+    from hardware.gpio import LightState
+
+    prompt = snapshot.get("prompt") or {}
+    slate = snapshot.get("slate") or {}
+    if not prompt or slate.get("finished"):
+        return {}
+    players = len(slate.get("players") or [])
+    waiting = set(prompt.get("waiting") or [])
+    acting = set(prompt.get("seats") or [])
+    calling = "chip_call" in (prompt.get("wants") or []) or bool(waiting)
+    states = {}
+    for seat in seats:
+        engine_seat = seat - 1
+        if engine_seat >= players:
+            continue
+        if calling:
+            states[seat] = LightState.TURN if engine_seat in waiting else LightState.CALL_IN
+        elif engine_seat in acting:
+            states[seat] = LightState.TURN
+    return states
+
+
+def vision_ready(vision_config) -> Callable[[], Any]:
+    """The vision's ready-to-read machine (a plain still-picture check if vision cannot load)."""
+    try:
+        return VisionReader.ready_factory(vision_config)
+    except Exception as exc:  # ImportError, a missing model file
+        log.warning("the vision's cup-lifted detector is unavailable (%s); using a plain still-picture check", exc)
+        return SettledScene
+
+
+def demo_reader(camera, vision_config) -> DiceReader:
+    """The real reader with the bundled spike dice taught; the photos' own values if it cannot load."""
+    from companion.demo_photos import ManifestReader, demo_spike_profile
+
+    try:
+        return VisionReader(vision_config, spike_profile=demo_spike_profile())
+    except Exception as exc:
+        log.warning("the dice reader is unavailable (%s); the demo uses the photos' known values", exc)
+        return ManifestReader(camera)
+
+
+def _reachable_host(host: str) -> str:
+    """The address a phone or tablet would use for a server listening on `host`."""
+    if host not in ("0.0.0.0", "::", ""):
+        return host
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("10.254.254.254", 1))  # no packet is sent: this only picks the LAN interface
+        return probe.getsockname()[0]
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        probe.close()
+
+
+def _close_server(server) -> None:
+    """Stop waitress from another thread: close every channel, then the worker threads."""
+    logging.getLogger("waitress").setLevel(logging.ERROR)
+    try:
+        server.close()
+        for channel in list(server._map.values()):
+            try:
+                channel.handle_close()
+            except Exception:
+                pass
+        server.task_dispatcher.shutdown(timeout=1.0)
+    except Exception:
+        log.debug("error while closing the web server", exc_info=True)
