@@ -10,6 +10,8 @@
 # Running it twice is harmless: files are rewritten only when their content changed, and an
 # existing config (with its host PIN) is never overwritten. See docs/pi-setup.md.
 set -euo pipefail
+# The service user and the kiosk user read what root writes here, whatever root's own umask.
+umask 022
 
 PREFIX=/opt/game-companion
 VENV="$PREFIX/venv"
@@ -266,13 +268,16 @@ install_packages() {
     # camera stack); the venv sees them through --system-site-packages. The camera apps
     # (rpicam-hello) are for troubleshooting; the desktop image already has the full set.
     local pkgs=(python3-venv python3-picamera2 python3-libcamera python3-lgpio curl)
+    local pkg
     if lacks rpicam-hello libcamera-hello; then
-        pkgs+=("$(pick_package rpicam-apps-lite libcamera-apps-lite)")
+        pkg="$(pick_package rpicam-apps-lite libcamera-apps-lite)"
+        if [ -n "$pkg" ]; then pkgs+=("$pkg"); else say "warning: no rpicam-apps in the archive; is this Raspberry Pi OS?"; fi
     fi
     if [ "$KIOSK" = 1 ]; then
         pkgs+=(wtype)
         if lacks chromium chromium-browser; then
-            pkgs+=("$(pick_package chromium chromium-browser)")
+            pkg="$(pick_package chromium chromium-browser)"
+            if [ -n "$pkg" ]; then pkgs+=("$pkg"); else say "warning: no chromium in the archive; the kiosk needs it"; fi
         fi
     fi
     system apt-get update
@@ -310,8 +315,10 @@ install_venv() {
     # numpy<2: Raspberry Pi OS builds picamera2's compiled helpers (simplejpeg) against
     # its numpy 1.x; a numpy 2 in the venv would break `import picamera2`.
     if [ ! -x "$(at "$VENV/bin/python")" ]; then
-        system python3 -m venv --system-site-packages "$VENV"
+        # The OS's own Python: picamera2 and libcamera are installed for it.
+        system /usr/bin/python3 -m venv --system-site-packages "$VENV"
     fi
+    say "installing the companion into $VENV (a few minutes on a Pi 4)"
     system "$VENV/bin/pip" install --disable-pip-version-check --quiet "${SOURCE}[pi]" "numpy<2"
 }
 
@@ -376,9 +383,10 @@ setup_kiosk() {
         if [ -e "$home/$path" ]; then system chown "$KIOSK_USER:" "$KIOSK_HOME/$path"; fi
     done
     if [ "$LIVE" = 0 ] || command -v raspi-config >/dev/null 2>&1; then
-        # Boot to the desktop, logged in, with the screen never blanked.
-        system raspi-config nonint do_boot_behaviour B4
-        system raspi-config nonint do_blanking 1
+        # Boot to the desktop, logged in, with the screen never blanked. raspi-config
+        # applies both to $SUDO_USER: make that the kiosk user.
+        system env SUDO_USER="$KIOSK_USER" raspi-config nonint do_boot_behaviour B4
+        system env SUDO_USER="$KIOSK_USER" raspi-config nonint do_blanking 1
     fi
 }
 
@@ -404,7 +412,7 @@ do_install() {
 do_uninstall() {
     local script
     find_kiosk_user
-    system systemctl disable --now "$SERVICE"
+    system systemctl disable --now "$SERVICE" || say "the service was not installed"
     rm -f "$(at "$UNIT_DIR/$SERVICE")" "$(at "$USER_UNIT_DIR/game-companion-kiosk.service")"
     for script in "${KIOSK_SCRIPTS[@]}"; do rm -f "$(at "$BIN/$script")"; done
     rm -rf "$(at "$VENV")" "$(at "$PREFIX/docs")"
@@ -418,7 +426,7 @@ do_uninstall() {
     if [ "$PURGE" = 1 ]; then
         rm -rf "$(at "$CONF_DIR")" "$(at "$DATA_DIR")"
         if [ "$KIOSK" = 1 ]; then rm -rf "$(at "$KIOSK_HOME/.local/state/game-companion")"; fi
-        system userdel "$SERVICE_USER"
+        system userdel "$SERVICE_USER" || true
         say "removed the appliance, its games, config and user"
     else
         say "removed the appliance; kept $CONF and the games in $DATA_DIR (--purge removes them)"

@@ -93,7 +93,7 @@ def test_table_service_command_points_at_the_venv_config_and_state_the_installer
     unit = root / "etc/systemd/system/game-companion.service"
     command = shlex.split(unit_value(unit, "ExecStart")[0])
     venv = str(Path(command[0]).parent.parent)
-    assert ["python3", "-m", "venv", "--system-site-packages", venv] in planned(out)
+    assert ["/usr/bin/python3", "-m", "venv", "--system-site-packages", venv] in planned(out)
     pip = [step for step in planned(out) if step[0] == f"{venv}/bin/pip"]
     assert pip and f"{REPO}[pi]" in pip[0]
     assert command[1] == "serve"
@@ -263,3 +263,13 @@ def test_unknown_option_is_named(tmp_path, fake_bin):
     result = install(tmp_path / "root", fake_bin, "--colour")
     assert result.returncode != 0
     assert "unknown option: --colour" in result.stderr
+
+
+def test_destdir_works_like_root(tmp_path, fake_bin):
+    root = tmp_path / "staging"
+    env = dict(os.environ, PATH=f"{fake_bin}:{os.environ['PATH']}", DESTDIR=str(root))
+    result = subprocess.run(["bash", str(INSTALLER), "--kiosk-user", "pi"], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (root / "etc/systemd/system/game-companion.service").is_file()
+    assert (root / "home/pi/.config/labwc/autostart").is_file()
+    assert not (tmp_path / "calls.log").exists()
