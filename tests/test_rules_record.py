@@ -108,3 +108,25 @@ def test_a_record_from_a_newer_companion_is_refused_clearly():
 def test_not_json_is_reported_with_its_position():
     with pytest.raises(BadRecord, match="line 1"):
         GameRecord.from_json("{not json")
+
+
+def test_a_record_of_an_unknown_game_names_the_game_field():
+    data = toy_record().to_dict()
+    data["game"] = "chess"
+    with pytest.raises(BadRecord) as err:
+        GameRecord.from_dict(data)
+    assert err.value.field == "game" and "chess" in str(err.value)
+
+
+def test_game_specific_event_kinds_parse_in_a_fresh_interpreter(tmp_path):
+    """A record's own event kinds are known before its events are read (Tavern's add_die)."""
+    import subprocess
+    import sys
+
+    from companion.simulate import simulate
+
+    path = tmp_path / "tavern.json"
+    path.write_text(simulate("tricksters-tavern", ["Ann", "Ben", "Cy"], seed=7).record.to_json())
+    code = "import sys; from companion.rules import GameRecord, replay; replay(GameRecord.from_json(open(sys.argv[1]).read()))"
+    result = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

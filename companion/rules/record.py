@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
-from companion.rules.errors import BadRecord, IllegalAction
+from companion.rules.errors import BadRecord, IllegalAction, UnknownGame
 from companion.rules.events import Amend, EndGame, Event, Undo, from_dict
 from companion.rules.game import Game, GameState
 from companion.rules.registry import get_game
@@ -66,6 +66,10 @@ class GameRecord:
         game = data.get("game")
         if not isinstance(game, str):
             raise BadRecord("missing game name", field="game")
+        try:
+            get_game(game)  # registers the game's own event kinds before they are parsed
+        except UnknownGame as exc:
+            raise BadRecord(str(exc), field="game") from None
         players = data.get("players")
         if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
             raise BadRecord("players must be a list of names", field="players")
