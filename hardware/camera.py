@@ -60,7 +60,9 @@ class FrameSource(Protocol):
 
 def as_bgr(frame: np.ndarray) -> np.ndarray:
     """Bring a decoded frame to 3-channel BGR uint8 (webcams may hand out grey or BGRA)."""
-    if frame.dtype != np.uint8:
+    if frame.dtype == np.uint16:
+        frame = (frame // 257).astype(np.uint8)
+    elif frame.dtype != np.uint8:
         frame = cv2.convertScaleAbs(frame)
     if frame.ndim == 2:
         return cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
@@ -90,6 +92,9 @@ class UsbCamera:
         if not self._capture.isOpened():
             self._capture.release()
             raise CameraUnavailable(f"no USB camera at {device!r}: is it plugged in? Meanwhile, {_MANUAL_HINT}")
+        # Keep one frame queued at most: a picture taken when the reveal button is pressed
+        # must show the table now, not as it was seconds ago (honoured by V4L2 on Linux).
+        self._capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)
         if resolution is not None:
             self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, resolution[0])
             self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, resolution[1])

@@ -17,6 +17,7 @@ from hardware.camera import (
     RecordedFrames,
     RecordingEnded,
     UsbCamera,
+    as_bgr,
     open_camera,
 )
 from hardware.faults import CameraConfigError
@@ -168,7 +169,7 @@ def test_a_webcam_pulled_out_mid_game_raises_camera_unavailable_and_grey_frames_
         camera.read()
     camera.close()
     assert captures[0].released
-    assert captures[0].settings == {cv2.CAP_PROP_FRAME_WIDTH: 640, cv2.CAP_PROP_FRAME_HEIGHT: 480}
+    assert captures[0].settings == {cv2.CAP_PROP_BUFFERSIZE: 1, cv2.CAP_PROP_FRAME_WIDTH: 640, cv2.CAP_PROP_FRAME_HEIGHT: 480}
 
 
 def test_no_webcam_there_is_camera_unavailable():
@@ -237,3 +238,12 @@ def test_hardware_modules_import_without_picamera2_and_do_not_load_it():
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+def test_grey_bgra_and_16_bit_frames_come_out_as_8_bit_bgr():
+    grey = np.full((2, 3), 7, np.uint8)
+    bgra = np.dstack([np.full((2, 3), v, np.uint8) for v in (1, 2, 3, 4)])
+    deep = np.full((2, 3, 3), 65535, np.uint16)
+    assert as_bgr(grey).shape == (2, 3, 3) and as_bgr(grey)[0, 0].tolist() == [7, 7, 7]
+    assert as_bgr(bgra)[0, 0].tolist() == [1, 2, 3]
+    assert as_bgr(deep).dtype == np.uint8 and as_bgr(deep)[0, 0].tolist() == [255, 255, 255]
