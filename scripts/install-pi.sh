@@ -211,7 +211,15 @@ remove_wayfire_entry() {
     line="$(wayfire_line)"
     grep -qxF "$line" "$file" || return 0
     tmp="$(mktemp)"
-    grep -vxF "$line" "$file" > "$tmp" || true
+    # Drop our entry, and the [autostart] header too when ours was all it held at the end
+    # of the file (that is how ensure_wayfire_entry adds a missing section).
+    grep -vxF "$line" "$file" | awk '
+        { lines[NR] = $0 }
+        END {
+            n = NR
+            if (n > 0 && lines[n] == "[autostart]") { n--; if (n > 0 && lines[n] == "") n-- }
+            for (i = 1; i <= n; i++) print lines[i]
+        }' > "$tmp"
     replace_content "$file" "$tmp" || true
     rm -f "$tmp"
     say "removed the kiosk from ${file#"$ROOT"}"

@@ -273,3 +273,14 @@ def test_destdir_works_like_root(tmp_path, fake_bin):
     assert (root / "etc/systemd/system/game-companion.service").is_file()
     assert (root / "home/pi/.config/labwc/autostart").is_file()
     assert not (tmp_path / "calls.log").exists()
+
+
+def test_wayfire_ini_without_an_autostart_section_is_restored_exactly(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    wayfire = root / "home/pi/.config/wayfire.ini"
+    wayfire.parent.mkdir(parents=True)
+    wayfire.write_text("[core]\nplugins = autostart\n")
+    ok(install(root, fake_bin))
+    assert "[autostart]\ngame_companion_kiosk = /opt/game-companion/bin/game-companion-kiosk-session" in wayfire.read_text()
+    ok(install(root, fake_bin, "--uninstall"))
+    assert wayfire.read_text() == "[core]\nplugins = autostart\n"
