@@ -1,0 +1,87 @@
+"""`companion simulate` and `companion replay` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from companion.cli import main
+
+FIVE = ["tregald", "val-des", "gyvahrs", "leiras-dice", "tricksters-tavern"]
+
+
+@pytest.mark.parametrize("game", FIVE)
+def test_simulate_writes_a_record_that_replays_to_the_same_slate(game, tmp_path, capsys):
+    record = tmp_path / "game.json"
+    assert main(["simulate", game, "--players", "3", "--seed", "11", "--record", str(record), "--json"]) == 0
+    live = json.loads(capsys.readouterr().out)
+    assert main(["replay", str(record), "--json"]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    assert replayed == live
+    assert live["game"] == game and live["finished"] is True
+    assert live["winner"] in {p["name"] for p in live["players"]}
+    for player in live["players"]:
+        assert set(player) >= {"name", "score", "dice"}
+        if game in ("leiras-dice", "tricksters-tavern"):
+            assert isinstance(player["dice"], int) and player["score"] is None
+        else:
+            assert isinstance(player["score"], int) and player["dice"] is None
+
+
+def test_the_same_seed_plays_the_same_game(capsys):
+    main(["simulate", "tregald", "--players", "4", "--seed", "3", "--json"])
+    first = capsys.readouterr().out
+    main(["simulate", "tregald", "--players", "4", "--seed", "3", "--json"])
+    assert capsys.readouterr().out == first
+
+
+def test_simulate_takes_house_rule_options(tmp_path, capsys):
+    record = tmp_path / "r.json"
+    assert main(["simulate", "tregald", "--players", "2", "--seed", "1", "--option", "rounds=1",
+                 "--option", "declaration=at_least", "--record", str(record)]) == 0
+    assert json.loads(record.read_text())["options"]["declaration"] == "at_least"
+
+
+def test_simulate_refuses_an_unknown_game_or_option(capsys):
+    assert main(["simulate", "chess", "--players", "2"]) == 2
+    assert "no game called 'chess'" in capsys.readouterr().err
+    assert main(["simulate", "tregald", "--option", "rounds=zero"]) == 2
+    assert "rounds" in capsys.readouterr().err
+
+
+def test_replay_names_the_event_index_and_field_of_a_bad_record(tmp_path, capsys):
+    record = tmp_path / "r.json"
+    main(["simulate", "val-des", "--players", "2", "--seed", "5", "--record", str(record)])
+    data = json.loads(record.read_text())
+    data["events"][3]["seat"] = "Ann"
+    record.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["replay", str(record)]) == 2
+    err = capsys.readouterr().err
+    assert "event 3" in err and "'seat'" in err
+
+
+def test_replay_names_an_illegal_event(tmp_path, capsys):
+    record = tmp_path / "r.json"
+    main(["simulate", "tregald", "--players", "3", "--seed", "5", "--record", str(record)])
+    data = json.loads(record.read_text())
+    data["events"].insert(0, data["events"][0])  # the same declaration twice
+    record.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert main(["replay", str(record)]) == 2
+    assert "event 1" in capsys.readouterr().err
+
+
+def test_replay_of_a_broken_file_exits_2_without_a_traceback(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "game-table-companion/record", "version": 1, "game": "tregald", "players": ["A", "B"], "events": [')
+    result = subprocess.run([sys.executable, "-m", "companion", "replay", str(bad)], capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert "not valid JSON" in result.stderr
+    missing = subprocess.run([sys.executable, "-m", "companion", "replay", str(tmp_path / "none.json")],
+                             capture_output=True, text=True)
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
