@@ -1,0 +1,60 @@
+"""The slate and the host panel: a Flask app that shows the table and forwards to it.
+
+`create_app(table, settings)` builds a fresh app around the one `Table` of the
+process; nothing is created at import time (the Flask tutorial's factory). The views
+read the table's public projection and submit events; they never compute rules.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any, Callable, Mapping
+
+from flask import Flask
+
+from web.guard import PinGuard
+from web.slate import StreamCount
+
+
+def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
+               on_reveal: Callable[[], str] | None = None) -> Flask:
+    """The web app for `table`.
+
+    `settings` keys: host_pin (the host panel is closed without one), secret_key
+    (one is generated per app when absent), slate_url (the URL the QR code opens;
+    default from the request), title (the table's name), pin_delay (fixed seconds of
+    slow-down after wrong PINs; default grows 1, 2, 4 ... capped), sse_max_seconds
+    and sse_heartbeat (tests). `on_reveal` reads the dice now and returns a short
+    status; None means no camera (manual entry only).
+    """
+    settings = dict(settings or {})
+    app = Flask(__name__)
+    app.config.update(
+        SECRET_KEY=settings.get("secret_key") or secrets.token_bytes(32),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_NAME="companion_host",
+        MAX_CONTENT_LENGTH=2 * 1024 * 1024,
+        JSON_SORT_KEYS=False,
+    )
+    app.extensions["companion"] = {
+        "table": table,
+        "settings": settings,
+        "on_reveal": on_reveal,
+        "guard": PinGuard(settings.get("host_pin"), settings.get("pin_delay")),
+        "streams": StreamCount(),
+    }
+
+    from web import api, errors, history, host, slate
+
+    errors.init_app(app)
+    app.register_blueprint(slate.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(host.bp)
+    app.register_blueprint(history.bp)
+
+    @app.context_processor
+    def table_title() -> dict[str, Any]:
+        return {"table_title": settings.get("title") or "Game Table"}
+
+    return app

@@ -1,0 +1,185 @@
+"""Past games, downloads, importing a record, and the players' stats page."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+import pytest
+
+from companion.rules import ChipCall, Declaration, GameRecord
+from web_app import login, make_app, play_out
+
+
+def finished_tregald(table, players=("Ann", "Ben", "Cara"), seed=3):
+    table.start_game("tregald", list(players), {"rounds": 1})
+    play_out(table, seed)
+    return table.game_id
+
+
+def test_games_page_lists_finished_games_with_their_final_slate():
+    app, table = make_app()
+    game_id = finished_tregald(table)
+    winner = table.snapshot()["slate"]["winner"]
+    html = app.test_client().get("/games").get_data(as_text=True)
+    assert f'href="/games/{game_id}"' in html
+    assert re.search(rf'class="chip win">{winner}', html)
+    assert f"/games/{game_id}.json" in html and f"/games/{game_id}.csv" in html
+
+
+def test_game_page_shows_its_turns():
+    app, table = make_app()
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
+    table.submit(Declaration(0, 3, "red"))
+    table.undo()
+    table.submit(Declaration(0, 1, "blue"))
+    html = app.test_client().get(f"/games/{table.game_id}").get_data(as_text=True)
+    assert html.count("<tr class=\"out\">") == 1  # the undone declaration
+    assert "count: 1; face: blue" in html and "undo" in html
+
+
+def test_json_download_is_the_public_record_and_replays():
+    app, table = make_app()
+    game_id = finished_tregald(table)
+    response = app.test_client().get(f"/games/{game_id}.json")
+    assert response.mimetype == "application/json"
+    assert response.headers["Content-Disposition"] == f'attachment; filename="game-{game_id}.json"'
+    record = GameRecord.from_json(response.get_data(as_text=True))
+    assert record == table.store.load(game_id)
+
+
+def test_csv_download_has_one_line_per_event():
+    app, table = make_app()
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
+    table.submit(Declaration(0, 2, "red"))
+    table.submit(ChipCall(1, "green"))
+    table.undo()
+    response = app.test_client().get(f"/games/{table.game_id}.csv")
+    assert response.mimetype == "text/csv"
+    rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
+    assert [r["kind"] for r in rows] == ["declaration", "chip_call", "undo"]
+    assert [r["in_force"] for r in rows] == ["yes", "no", "correction"]
+    assert rows[0]["seat"] == "0" and rows[0]["details"] == "count=2, face=red"
+
+
+@pytest.mark.xfail(strict=True, reason="companion.rules.record.pending_secrets only hides secret events in force: "
+                                       "a chip call undone before the reveal shows its colour (reported to the lead)")
+def test_an_undone_call_stays_secret_in_the_downloads():
+    app, table = make_app()
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
+    table.submit(Declaration(0, 2, "red"))
+    table.submit(ChipCall(1, "green"))
+    table.undo()
+    text = app.test_client().get(f"/games/{table.game_id}.csv").get_data(as_text=True)
+    assert "green" not in text
+
+
+def test_api_games_and_one_game():
+    app, table = make_app()
+    first = finished_tregald(table)
+    table.start_game("tregald", ["X", "Y"])
+    client = app.test_client()
+    games = client.get("/api/games").get_json()["games"]
+    assert [g["id"] for g in games] == [table.game_id, first]  # newest first
+    assert games[0]["current"] is True and games[1]["finished"] is True
+    one = client.get(f"/api/games/{first}").get_json()
+    assert one["id"] == first and one["slate"]["finished"] is True
+    assert one["record"]["format"] == "game-table-companion/record"
+    current = client.get(f"/api/games/{table.game_id}").get_json()
+    assert current["slate"]["stage"].startswith("Round 1")
+
+
+def record_text(table) -> str:
+    game_id = finished_tregald(table)
+    return table.store.load(game_id).to_json()
+
+
+def test_import_a_record_stores_it_as_history():
+    source_app, source = make_app()
+    text = record_text(source)
+    app, table = make_app()
+    client = app.test_client()
+    headers = login(client)
+    response = client.post("/host/import", data={"record": (io.BytesIO(text.encode()), "game.json")},
+                           headers=headers, content_type="multipart/form-data")
+    assert response.status_code == 200, response.get_json()
+    game_id = response.get_json()["game_id"]
+    games = client.get("/api/games").get_json()["games"]
+    assert games[0]["id"] == game_id and games[0]["finished"] is True
+    assert games[0]["winner"] == source.snapshot()["slate"]["winner"]
+    assert table.store.load(game_id).events == GameRecord.from_json(text).events
+    assert table.session is None  # history only: the table's game is not touched
+
+
+def test_import_by_form_post_redirects():
+    _, source = make_app()
+    text = record_text(source)
+    app, table = make_app()
+    client = app.test_client()
+    token = login(client)["X-CSRF-Token"]
+    response = client.post("/host/import", data={"csrf_token": token, "record": (io.BytesIO(text.encode()), "g.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 303
+    assert len(table.store.list_games()) == 1
+
+
+def test_import_refuses_unreadable_and_unplayable_records_and_stores_nothing():
+    _, source = make_app()
+    data = json.loads(record_text(source))
+    app, table = make_app()
+    client = app.test_client()
+    headers = login(client)
+
+    def send(text):
+        return client.post("/host/import", data={"record": (io.BytesIO(text.encode()), "g.json")}, headers=headers,
+                           content_type="multipart/form-data")
+
+    response = send("{broken")
+    assert response.status_code == 400 and "not valid JSON" in response.get_json()["error"]
+    response = send(json.dumps(dict(data, version=99)))
+    assert response.status_code == 400 and "newer" in response.get_json()["error"]
+    bad = dict(data, events=[{"kind": "chip_call", "seat": 1, "chip": "green"}] + data["events"])
+    response = send(json.dumps(bad))
+    assert response.status_code == 422 and "event 0" in response.get_json()["error"]
+    response = send(json.dumps(dict(data, game="chess")))
+    assert response.status_code in (400, 422) and "chess" in response.get_json()["error"]
+    assert client.post("/host/import", headers=headers, data={}).status_code == 400
+    assert table.store.list_games() == []
+
+
+def test_import_needs_the_host():
+    app, table = make_app()
+    client = app.test_client()
+    response = client.post("/host/import", data={"record": (io.BytesIO(b"{}"), "g.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 401
+    login(client)
+    response = client.post("/host/import", data={"record": (io.BytesIO(b"{}"), "g.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 403
+    assert table.store.list_games() == []
+
+
+def test_stats_count_games_and_wins_per_player_with_a_chart():
+    app, table = make_app()
+    winners = []
+    for seed in (3, 4, 5):
+        finished_tregald(table, seed=seed)
+        winners.append(table.snapshot()["slate"]["winner"])
+    table.start_game("tregald", ["Ann", "Dan"])  # running: not counted
+    html = app.test_client().get("/stats").get_data(as_text=True)
+    assert '<svg class="chart"' in html
+    for name in ("Ann", "Ben", "Cara"):
+        wins = winners.count(name)
+        assert re.search(rf"<tr><td>{name}</td><td>3</td><td>{wins}</td>", html), name
+        assert f">{wins} / 3</text>" in html
+    assert "Dan" not in html
+    assert "Calls right" in html  # from companion.stats
+
+
+def test_stats_without_games():
+    app, _ = make_app()
+    html = app.test_client().get("/stats").get_data(as_text=True)
+    assert "No finished games yet" in html

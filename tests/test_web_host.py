@@ -1,0 +1,448 @@
+"""The host panel: PIN, slow-down, CSRF, and every action forwarded to the table."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from companion.rules import ChipCall, Declaration
+from web.guard import PinGuard, PinRefused
+from web_app import PIN, login, make_app, page_token
+
+FIVE_RED = ["red"] * 5
+
+
+@pytest.fixture
+def host():
+    """(client, fetch headers, table) with the host logged in."""
+    app, table = make_app()
+    client = app.test_client()
+    return client, login(client), table
+
+
+def start_tregald(client, headers, **options):
+    response = client.post("/host/start", json={"game": "tregald", "players": ["Ann", "Ben", "Cara"],
+                                                "options": {"rounds": 1, **options}}, headers=headers)
+    assert response.status_code == 200, response.get_json()
+    return response
+
+
+# --- logging in ------------------------------------------------------------------------
+
+def test_host_panel_asks_for_the_pin_and_never_shows_it():
+    app, _ = make_app()
+    client = app.test_client()
+    page = client.get("/host")
+    assert page.status_code == 200 and 'name="pin"' in page.get_data(as_text=True)
+    assert PIN not in page.get_data(as_text=True)
+    assert client.get("/host/state").status_code == 401
+
+
+def test_wrong_pin_is_401_and_logs_nobody_in(caplog):
+    caplog.set_level(logging.DEBUG)
+    app, table = make_app()
+    client = app.test_client()
+    token = page_token(client)
+    response = client.post("/host/login", data={"pin": "0000", "csrf_token": token})
+    assert response.status_code == 401
+    assert "wrong PIN" in response.get_data(as_text=True)
+    assert client.get("/host/state").status_code == 401
+    assert client.post("/host/start", json={"game": "tregald", "players": ["A", "B"]},
+                       headers={"X-CSRF-Token": token}).status_code == 401
+    assert table.session is None
+    assert "0000" not in caplog.text
+
+
+def test_right_pin_opens_the_panel_and_the_pin_is_in_no_log_or_page(caplog):
+    caplog.set_level(logging.DEBUG)
+    app, _ = make_app()
+    client = app.test_client()
+    headers = login(client)
+    page = client.get("/host").get_data(as_text=True)
+    assert "Start a game" in page and PIN not in page
+    assert PIN not in client.get("/host/state").get_data(as_text=True)
+    assert PIN not in caplog.text
+    assert headers["X-CSRF-Token"]
+
+
+def test_login_without_the_csrf_token_is_refused():
+    app, _ = make_app()
+    client = app.test_client()
+    client.get("/host")
+    assert client.post("/host/login", data={"pin": PIN}).status_code == 403
+    assert client.get("/host/state").status_code == 401
+
+
+def test_login_by_json():
+    app, _ = make_app()
+    client = app.test_client()
+    token = page_token(client)
+    response = client.post("/host/login", json={"pin": PIN}, headers={"X-CSRF-Token": token})
+    assert response.status_code == 200 and response.get_json()["ok"]
+    assert client.get("/host/state").status_code == 200
+
+
+def test_wrong_pins_slow_that_client_but_not_others():
+    app, _ = make_app()
+    slow = app.test_client()
+    token = page_token(slow)
+    for _ in range(3):  # three free tries, then a wait
+        assert slow.post("/host/login", data={"pin": "1111", "csrf_token": token}).status_code == 401
+    # now even the right PIN must wait
+    response = slow.post("/host/login", data={"pin": PIN, "csrf_token": token})
+    assert response.status_code == 429 and int(response.headers["Retry-After"]) >= 1
+    assert slow.get("/host/state").status_code == 401
+    other = app.test_client()
+    other_token = page_token(other)
+    response = other.post("/host/login", data={"pin": PIN, "csrf_token": other_token},
+                          environ_base={"REMOTE_ADDR": "10.0.0.9"})
+    assert response.status_code == 303
+
+
+def test_pin_delay_grows_and_is_capped():
+    now = [0.0]
+    guard = PinGuard("2468", clock=lambda: now[0])
+    waits = []
+    for _ in range(12):
+        with pytest.raises(PinRefused) as refused:
+            guard.check("a", "0000")
+        assert refused.value.retry_after == 0
+        state = guard._clients["a"]
+        waits.append(max(0.0, state.wait_until - now[0]))
+        now[0] = max(now[0], state.wait_until)
+    assert waits[:6] == [0, 0, 1, 2, 4, 8]
+    assert max(waits) == 60
+    with pytest.raises(PinRefused) as refused:  # during the wait nothing is checked
+        guard._clients["a"].wait_until = now[0] + 5
+        guard.check("a", "2468")
+    assert refused.value.retry_after == 5
+    now[0] += 5
+    guard.check("a", "2468")  # the right PIN after the wait, and the count starts again
+    assert "a" not in guard._clients
+
+
+def test_fixed_pin_delay_setting():
+    now = [0.0]
+    guard = PinGuard("1", 7, clock=lambda: now[0])
+    for _ in range(5):
+        with pytest.raises(PinRefused):
+            guard.check("a", "2")
+        now[0] = guard._clients["a"].wait_until
+    assert guard.delay_after(0) == guard.delay_after(9) == 7
+
+
+def test_no_pin_configured_closes_the_host_panel():
+    app, _ = make_app(host_pin=None)
+    client = app.test_client()
+    assert client.get("/host").status_code == 503
+    assert client.post("/host/login", data={"pin": ""}).status_code == 503
+
+
+def test_actions_need_the_csrf_token_and_change_nothing_without_it(host):
+    client, headers, table = host
+    response = client.post("/host/start", json={"game": "tregald", "players": ["A", "B"]})
+    assert response.status_code == 403
+    response = client.post("/host/start", json={"game": "tregald", "players": ["A", "B"]},
+                           headers={"X-CSRF-Token": "forged"})
+    assert response.status_code == 403
+    assert table.session is None
+
+
+def test_logout_ends_the_host_session(host):
+    client, headers, _ = host
+    assert client.post("/host/logout", headers=headers).status_code == 303
+    assert client.get("/host/state").status_code == 401
+
+
+# --- starting games ------------------------------------------------------------------------
+
+def test_start_a_game_by_form_redirects_back_to_the_panel(host):
+    client, headers, table = host
+    token = headers["X-CSRF-Token"]
+    response = client.post("/host/start", data={"csrf_token": token, "game": "tregald",
+                                                "players": "Ann\nBen\n\nCara\n", "option.dice": "spike",
+                                                "option.declaration": "at_least", "option.rounds": "2"})
+    assert response.status_code == 303 and response.headers["Location"].endswith("/host")
+    assert table.session.record.players == ("Ann", "Ben", "Cara")
+    assert dict(table.session.record.options) == {"dice": "spike", "declaration": "at_least", "rounds": 2}
+
+
+def test_start_tricksters_tavern_with_a_class_per_seat(host):
+    client, headers, table = host
+    response = client.post("/host/start", headers=headers, data={
+        "game": "tricksters-tavern", "players": "Ann\nBen", "option.start": "seat0",
+        "option.classes": '["Brawler", "Commoner"]', "option.class_file": ""})
+    assert response.status_code == 200, response.get_json()
+    dice = [p["dice"] for p in table.snapshot()["slate"]["players"]]
+    assert sorted(dice) == [4, 5]  # Brawler 2d6+2d8, Commoner 5d6
+
+
+def test_start_refusals_carry_the_engines_message(host):
+    client, headers, table = host
+    response = client.post("/host/start", json={"game": "tregald", "players": ["Solo"]}, headers=headers)
+    assert response.status_code == 409 and "at least 2 players" in response.get_json()["error"]
+    response = client.post("/host/start", json={"game": "tregald", "players": ["A", "B"], "options": {"rounds": "x"}},
+                           headers=headers)
+    assert response.status_code == 409 and "rounds" in response.get_json()["error"]
+    response = client.post("/host/start", json={"game": "chess", "players": ["A", "B"]}, headers=headers)
+    assert response.status_code == 422 and "chess" in response.get_json()["error"]
+    assert table.session is None
+
+
+def test_start_while_a_game_runs_is_refused(host):
+    client, headers, table = host
+    start_tregald(client, headers)
+    game_id = table.game_id
+    response = client.post("/host/start", json={"game": "tregald", "players": ["X", "Y"]}, headers=headers)
+    assert response.status_code == 409 and "in progress" in response.get_json()["error"]
+    assert table.game_id == game_id
+
+
+@pytest.mark.parametrize("body, kwargs", [
+    ("{not json", {"content_type": "application/json"}),
+    ("[1, 2]", {"content_type": "application/json"}),
+    ('{"game": 5, "players": ["A", "B"]}', {"content_type": "application/json"}),
+    ('{"game": "tregald", "players": "A"}', {"content_type": "application/json"}),
+    ('{"game": "tregald", "players": ["A", "B"], "options": [1]}', {"content_type": "application/json"}),
+])
+def test_malformed_start_requests_are_400(host, body, kwargs):
+    client, headers, table = host
+    response = client.post("/host/start", data=body, headers=headers, **kwargs)
+    assert response.status_code == 400, response.get_data(as_text=True)
+    assert "error" in response.get_json() and "Traceback" not in response.get_data(as_text=True)
+    assert table.session is None
+
+
+def test_malformed_start_form_is_400(host):
+    client, headers, table = host
+    response = client.post("/host/start", data={"game": "tregald", "players": "A\nB", "option.rounds": "three"},
+                           headers=headers)
+    assert response.status_code == 400 and "rounds" in response.get_json()["error"]
+    response = client.post("/host/start", data={"game": "tregald", "players": "A\nB", "option.dice": "d20"},
+                           headers=headers)
+    assert response.status_code == 400
+    assert table.session is None
+
+
+# --- playing Tregald from the panel ------------------------------------------------------
+
+def test_a_tregald_turn_from_the_panel_declaration_buttons_and_dice(host):
+    client, headers, table = host
+    start_tregald(client, headers)
+    response = client.post("/host/event", data={"kind": "declaration", "seat": "0", "count": "3", "face": "red"},
+                           headers=headers)
+    assert response.status_code == 200, response.get_json()
+    assert client.post("/host/press", data={"seat": "1", "button": "green"}, headers=headers).status_code == 200
+    assert client.post("/host/event", json={"kind": "chip_call", "seat": 2, "chip": "yellow"},
+                       headers=headers).status_code == 200
+    assert table.snapshot()["prompt"]["dice"]["count"] == 5
+    response = client.post("/host/dice", data={"values": "red, red, red, blue, blue"}, headers=headers)
+    assert response.status_code == 200, response.get_json()
+    reveal = table.snapshot()["slate"]["reveal"]
+    assert reveal["dice"] == ["red", "red", "red", "blue", "blue"]
+    assert reveal["verdict"].startswith("True")
+
+
+def test_an_illegal_action_is_409_with_the_engines_message_and_changes_nothing(host):
+    client, headers, table = host
+    start_tregald(client, headers)
+    seq = table.seq
+    response = client.post("/host/event", json={"kind": "declaration", "seat": 1, "count": 2, "face": "red"},
+                           headers=headers)
+    assert response.status_code == 409
+    assert response.get_json() == {"error": "Ben is not the Tregald: Ann declares this turn"}
+    assert table.seq == seq and len(table.session.record.events) == 0
+
+
+def test_an_illegal_form_post_shows_the_message_on_a_page(host):
+    client, headers, table = host
+    start_tregald(client, headers)
+    response = client.post("/host/event", data={"csrf_token": headers["X-CSRF-Token"], "kind": "chip_call",
+                                                "seat": "1", "chip": "green"})
+    assert response.status_code == 409
+    assert "wait for Ann" in response.get_data(as_text=True) and "<html" in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("fields", [
+    {"kind": "declaration", "seat": "first", "count": "3", "face": "red"},
+    {"kind": "declaration", "count": "3", "face": "red"},
+    {"kind": "teleport", "seat": "0"},
+    {"seat": "0"},
+    {"kind": "declaration", "seat": "0", "count": "3", "face": "red", "colour": "x"},
+])
+def test_malformed_events_are_400(host, fields):
+    client, headers, table = host
+    start_tregald(client, headers)
+    response = client.post("/host/event", data=fields, headers=headers)
+    assert response.status_code == 400, response.get_json()
+    assert table.session.record.events == ()
+
+
+def test_corrections_cannot_be_sneaked_in_as_events(host):
+    client, headers, table = host
+    start_tregald(client, headers)
+    assert client.post("/host/event", json={"kind": "undo"}, headers=headers).status_code == 400
+
+
+def test_a_button_that_means_nothing_now_is_409(host):
+    client, headers, table = host
+    start_tregald(client, headers)
+    response = client.post("/host/press", data={"seat": "1", "button": "green"}, headers=headers)
+    assert response.status_code == 409 and "means nothing now" in response.get_json()["error"]
+    assert client.post("/host/press", data={"seat": "1", "button": "purple"}, headers=headers).status_code == 400
+    assert client.post("/host/press", data={"seat": "x", "button": "green"}, headers=headers).status_code == 400
+
+
+def test_actions_without_a_game_say_so(host):
+    client, headers, _ = host
+    response = client.post("/host/undo", headers=headers)
+    assert response.status_code == 409 and "no game is running" in response.get_json()["error"]
+    assert client.post("/host/dice", json={"values": FIVE_RED}, headers=headers).status_code == 409
+
+
+def test_wrong_dice_count_is_refused_with_the_engines_words(host):
+    client, headers, table = host
+    start_tregald(client, headers)
+    table.submit(Declaration(0, 1, "blue"))
+    table.submit(ChipCall(1, "green"))
+    table.submit(ChipCall(2, "green"))
+    response = client.post("/host/dice", json={"values": ["red", "blue"]}, headers=headers)
+    assert response.status_code == 409
+    assert "5 chance cubes are in play but 2 were read" in response.get_json()["error"]
+    assert client.post("/host/dice", json={"values": "red"}, headers=headers).status_code == 400
+    assert client.post("/host/dice", json={}, headers=headers).status_code == 400
+
+
+def tregald_revealed(client, headers, table):
+    start_tregald(client, headers)
+    table.submit(Declaration(0, 2, "red"))
+    table.submit(ChipCall(1, "green"))
+    table.submit(ChipCall(2, "yellow"))
+    photo = b"\xff\xd8fake\xff\xd9"
+    boxes = [(10 * i, 5, 8, 8) for i in range(5)]
+    assert table.offer_reading(["red", "red", "red", "blue", "blue"], boxes=boxes, photo=photo) == "applied"
+    return table.snapshot()["photo"]["event"]
+
+
+def test_fix_a_misread_die_amends_that_reading(host):
+    client, headers, table = host
+    target = tregald_revealed(client, headers, table)
+    assert table.snapshot()["slate"]["reveal"]["verdict"].startswith("False")  # 3 red, 2 declared
+    response = client.post("/host/fix-die", data={"target": str(target), "die": "2", "value": "blue"}, headers=headers)
+    assert response.status_code == 200, response.get_json()
+    events = table.session.record.to_dict()["events"]
+    assert events[-1] == {"kind": "amend", "target": target,
+                          "event": {"kind": "dice", "values": ["red", "red", "blue", "blue", "blue"], "seat": 0,
+                                    "source": "host"}}
+    assert table.snapshot()["slate"]["reveal"]["verdict"].startswith("True")
+
+
+@pytest.mark.parametrize("fields, status", [
+    ({"target": "0", "die": "0", "value": "red"}, 422),   # a declaration, not a reading
+    ({"target": "99", "die": "0", "value": "red"}, 422),
+    ({"target": "3", "die": "7", "value": "red"}, 422),
+    ({"target": "3", "die": "0", "value": "green"}, 409),  # the engine refuses the face
+    ({"target": "3", "die": "0"}, 400),
+    ({"target": "x", "die": "0", "value": "red"}, 400),
+])
+def test_bad_die_fixes_change_nothing(host, fields, status):
+    client, headers, table = host
+    assert tregald_revealed(client, headers, table) == 3
+    before = table.session.record
+    response = client.post("/host/fix-die", data=fields, headers=headers)
+    assert response.status_code == status, response.get_json()
+    assert table.session.record == before
+
+
+def test_amend_a_mistyped_declaration(host):
+    client, headers, table = host
+    start_tregald(client, headers)
+    table.submit(Declaration(0, 2, "red"))
+    response = client.post("/host/amend", json={"target": 0, "event": {"kind": "declaration", "seat": 0, "count": 4,
+                                                                       "face": "blue"}}, headers=headers)
+    assert response.status_code == 200, response.get_json()
+    assert table.snapshot()["slate"]["current"] == "Ann declares 4 blue"
+    response = client.post("/host/amend", json={"target": 0, "event": {"kind": "chip_call", "seat": 1, "chip": "green"}},
+                           headers=headers)
+    assert response.status_code == 409
+    assert client.post("/host/amend", json={"target": 0, "event": "x"}, headers=headers).status_code == 400
+
+
+def test_held_reading_is_shown_to_the_host_and_confirmed_by_dice_entry(host):
+    client, headers, table = host
+    start_tregald(client, headers)
+    table.submit(Declaration(0, 2, "red"))
+    table.submit(ChipCall(1, "green"))
+    table.submit(ChipCall(2, "green"))
+    assert table.offer_reading(["red", "red"], flagged=True, reason="two dice touch", photo=b"\xff\xd8x") == "held"
+    view = client.get("/host/state").get_json()
+    assert view["held_reading"]["reason"] == "two dice touch" and view["held_reading"]["photo"]
+    assert view["players"] == ["Ann", "Ben", "Cara"] and view["options"]["rounds"] == 1
+    response = client.post("/host/dice", json={"values": ["red", "red", "blue", "blue", "blue"]}, headers=headers)
+    assert response.status_code == 200
+    assert client.get("/host/state").get_json()["held_reading"] is None
+
+
+def test_read_the_dice_now_calls_the_camera_and_reports_its_status():
+    calls = []
+    app, table = make_app(on_reveal=lambda: calls.append(1) or "read 5 dice")
+    client = app.test_client()
+    headers = login(client)
+    response = client.post("/host/reveal", headers=headers)
+    assert response.get_json() == {"ok": True, "message": "read 5 dice"} and calls == [1]
+
+
+def test_read_the_dice_now_without_a_camera_is_409(host):
+    client, headers, _ = host
+    response = client.post("/host/reveal", headers=headers)
+    assert response.status_code == 409 and "enter the dice by hand" in response.get_json()["error"]
+
+
+def test_a_crash_behind_an_action_is_a_500_without_a_stack_trace(caplog):
+    def broken():
+        raise RuntimeError("camera driver exploded")
+
+    app, _ = make_app(on_reveal=broken)
+    client = app.test_client()
+    headers = login(client)
+    with caplog.at_level(logging.ERROR):
+        response = client.post("/host/reveal", headers=headers)
+    assert response.status_code == 500
+    body = response.get_data(as_text=True)
+    assert "Traceback" not in body and "exploded" not in body and "error" in response.get_json()
+
+
+def test_undo_and_end_are_record_events(host):
+    client, headers, table = host
+    start_tregald(client, headers)
+    table.submit(Declaration(0, 2, "red"))
+    assert client.post("/host/undo", headers=headers).status_code == 200
+    assert table.snapshot()["slate"]["current"] is None
+    response = client.post("/host/end", data={"reason": "venue closing"}, headers=headers)
+    assert response.status_code == 200
+    kinds = [e.kind for e in table.session.record.events]
+    assert kinds == ["declaration", "undo", "end_game"]
+    assert table.session.record.events[-1].reason == "venue closing"
+    assert client.post("/host/end", headers=headers).status_code == 409  # already over
+
+
+def test_tricksters_tavern_ability_is_forwarded(host):
+    client, headers, table = host
+    client.post("/host/start", json={"game": "tricksters-tavern", "players": ["Ann", "Ben"],
+                                     "options": {"start": "seat0"}}, headers=headers)
+    response = client.post("/host/event", data={"kind": "add_die", "seat": "1", "size": "4"}, headers=headers)
+    assert response.status_code == 200, response.get_json()
+    assert table.session.record.events[-1].to_dict() == {"kind": "add_die", "seat": 1, "size": 4}
+    response = client.post("/host/event", data={"kind": "wild_face", "face": "3", "seat": "", "size": ""},
+                           headers=headers)
+    assert response.status_code == 200, response.get_json()
+    assert table.session.record.events[-1].to_dict() == {"kind": "wild_face", "face": 3, "seat": None, "size": None}
+
+
+def test_panel_lists_every_game_with_its_options(host):
+    client, _, _ = host
+    page = client.get("/host").get_data(as_text=True)
+    for name in ("tregald", "val-des", "gyvahrs", "leiras-dice", "tricksters-tavern"):
+        assert f'value="{name}"' in page
+    assert 'name="option.rounds"' in page and 'name="option.classes"' in page and "data-cards=" in page

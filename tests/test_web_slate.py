@@ -1,0 +1,199 @@
+"""The slate page, its live stream, the reveal photos and the public JSON API."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from companion.rules import ChipCall, Declaration
+from companion.table import Table
+from web import create_app
+from web.slate import state_stream
+from web_app import make_app
+
+STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
+TEMPLATES = STATIC.parent / "templates"
+
+
+def tregald_with_secret_call(table: Table) -> None:
+    table.start_game("tregald", ["Ann", "Ben", "Cara"], {"rounds": 1})
+    table.submit(Declaration(0, 3, "red"))
+    table.press(1, "yellow")
+
+
+def read_stream(response, chunks: int) -> list[str]:
+    out = []
+    for chunk in response.response:
+        out.append(chunk.decode() if isinstance(chunk, bytes) else chunk)
+        if len(out) >= chunks:
+            break
+    return out
+
+
+def test_each_app_is_fresh_and_nothing_is_made_at_import():
+    import web
+
+    assert not any(hasattr(web, name) for name in ("app", "application", "table"))
+    first = create_app(Table(), {"host_pin": "1"})
+    second = create_app(Table(), {"host_pin": "1"})
+    assert first is not second
+    assert first.secret_key != second.secret_key  # generated per app when not configured
+
+
+def test_slate_page_embeds_the_public_state_and_a_qr_code_for_the_slate_url():
+    app, table = make_app(slate_url="http://table.local:8000/", title="Thursday table")
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
+    html = app.test_client().get("/").get_data(as_text=True)
+    state = json.loads(re.search(r'<script type="application/json" id="initial-state">(.*?)</script>', html, re.S).group(1))
+    assert state == table.snapshot()
+    assert '<svg viewBox="0 0' in html and 'class="segno"' in html
+    assert "http://table.local:8000/" in html
+    assert "Thursday table" in html
+
+
+def test_qr_code_defaults_to_the_address_the_slate_was_opened_at():
+    app, _ = make_app()
+    html = app.test_client().get("/", base_url="http://192.168.4.20:8000").get_data(as_text=True)
+    assert "http://192.168.4.20:8000/" in html
+
+
+def test_everything_is_served_locally_no_cdn_no_outside_fonts():
+    app, _ = make_app()
+    html = app.test_client().get("/").get_data(as_text=True)
+    for ref in re.findall(r'(?:src|href)="([^"]+)"', html):
+        assert ref.startswith("/"), ref
+    for path in list(STATIC.iterdir()) + list(TEMPLATES.iterdir()):
+        text = path.read_text()
+        for url in re.findall(r"https?://[^\s\"'<>)]+", text):
+            assert url.startswith("http://www.w3.org/"), f"{path.name} loads {url}"
+        assert "@import" not in text and "@font-face" not in text
+
+
+def test_api_state_is_the_snapshot():
+    app, table = make_app()
+    client = app.test_client()
+    assert client.get("/api/state").get_json() == table.snapshot()
+    table.start_game("tregald", ["Ann", "Ben"])
+    data = client.get("/api/state").get_json()
+    assert data["slate"]["title"] == "Tregald" and data["seq"] == table.seq
+
+
+def test_a_secret_call_is_nowhere_public_before_the_reveal():
+    app, table = make_app()
+    tregald_with_secret_call(table)
+    client = app.test_client()
+    game_id = table.game_id
+    stream = read_stream(client.get("/events"), 2)
+    public = {
+        "/": client.get("/").get_data(as_text=True),
+        "/api/state": client.get("/api/state").get_data(as_text=True),
+        "/events": "".join(stream),
+        "/api/games": client.get("/api/games").get_data(as_text=True),
+        "/api/games/id": client.get(f"/api/games/{game_id}").get_data(as_text=True),
+        "/games/id": client.get(f"/games/{game_id}").get_data(as_text=True),
+        "/games/id.json": client.get(f"/games/{game_id}.json").get_data(as_text=True),
+        "/games/id.csv": client.get(f"/games/{game_id}.csv").get_data(as_text=True),
+    }
+    for route, body in public.items():
+        assert "yellow" not in body, route
+    record = client.get(f"/api/games/{game_id}").get_json()["record"]
+    assert {"kind": "chip_call", "seat": 1, "chip": "hidden"} in record["events"]
+
+
+def test_stream_sends_retry_then_the_current_state_with_its_seq():
+    app, table = make_app(sse_max_seconds=0.2)
+    table.start_game("tregald", ["Ann", "Ben"])
+    response = app.test_client().get("/events")
+    assert response.mimetype == "text/event-stream"
+    assert response.headers["Cache-Control"] == "no-cache"
+    chunks = read_stream(response, 2)
+    assert chunks[0] == "retry: 1000\n\n"
+    seq, data = table.snapshot_json()
+    assert chunks[1] == f"id: {seq}\nevent: state\ndata: {data}\n\n"
+
+
+def test_stream_waits_when_the_client_already_has_this_state_then_pushes_the_change():
+    app, table = make_app(sse_max_seconds=5)
+    table.start_game("tregald", ["Ann", "Ben"])
+    seq, _ = table.snapshot_json()
+    response = app.test_client().get("/events", headers={"Last-Event-ID": str(seq)})
+    chunks = iter(response.response)
+    assert next(chunks).decode() == "retry: 1000\n\n"
+    started = time.monotonic()
+    threading.Timer(0.1, lambda: table.submit(Declaration(0, 2, "blue"))).start()
+    pushed = next(chunks).decode()
+    response.close()
+    assert time.monotonic() - started < 2
+    assert pushed.startswith(f"id: {seq + 1}\nevent: state\n")
+    assert json.loads(pushed.split("data: ", 1)[1])["slate"]["current"] == "Ann declares 2 blue"
+
+
+def test_stream_resynchronises_a_client_from_before_a_server_restart():
+    app, table = make_app(sse_max_seconds=0.2)
+    seq, data = table.snapshot_json()
+    chunks = read_stream(app.test_client().get("/events", headers={"Last-Event-ID": str(seq + 500)}), 2)
+    assert chunks[1] == f"id: {seq}\nevent: state\ndata: {data}\n\n"
+
+
+def test_stream_sends_heartbeats_when_quiet_and_ends_after_its_limit():
+    app, table = make_app(sse_heartbeat=0.05, sse_max_seconds=0.3)
+    chunks = list(app.test_client().get("/events").response)
+    text = "".join(c.decode() for c in chunks)
+    assert text.count(": keep-alive\n\n") >= 2
+    assert text.count("event: state") == 1
+
+
+def test_a_closed_stream_is_counted_out():
+    app, table = make_app(sse_max_seconds=30)
+    streams = app.extensions["companion"]["streams"]
+    response = app.test_client().get("/events")
+    read_stream(response, 2)
+    assert streams.open == 1
+    response.close()  # what the server does when the client goes away
+    assert streams.open == 0
+
+
+def test_state_stream_generator_stops_on_close():
+    table = Table()
+    stream = state_stream(table, None, heartbeat=10, max_seconds=None)
+    assert next(stream).startswith("retry")
+    assert next(stream).startswith("id: ")
+    stream.close()
+    with pytest.raises(StopIteration):
+        next(stream)
+
+
+def test_reveal_photo_is_served_as_jpeg_and_unknown_photos_are_404():
+    app, table = make_app()
+    table.start_game("tregald", ["Ann", "Ben"])
+    table.submit(Declaration(0, 2, "red"))
+    table.submit(ChipCall(1, "green"))
+    jpeg = b"\xff\xd8\xff\xe0 not really a photo \xff\xd9"
+    assert table.offer_reading(["red", "red", "blue", "blue", "blue"], boxes=[(1, 2, 3, 4)] * 5, photo=jpeg) == "applied"
+    photo = table.snapshot()["photo"]
+    client = app.test_client()
+    response = client.get(f"/photo/{photo['id']}")
+    assert response.status_code == 200 and response.mimetype == "image/jpeg" and response.data == jpeg
+    assert client.get("/photo/999").status_code == 404
+    assert client.get("/photo/abc").status_code == 404
+
+
+def test_unknown_pages_and_games_are_404_without_a_stack_trace():
+    app, _ = make_app()
+    client = app.test_client()
+    for path in ("/nowhere", "/api/games/42", "/games/42", "/games/42.json", "/games/42.csv"):
+        response = client.get(path)
+        assert response.status_code == 404, path
+        assert "Traceback" not in response.get_data(as_text=True)
+    assert client.get("/api/games/42").get_json() == {"error": "there is no game '42'"}
+
+
+def test_wrong_method_is_405_json_on_the_api():
+    app, _ = make_app()
+    response = app.test_client().post("/api/state")
+    assert response.status_code == 405 and "error" in response.get_json()

@@ -1,0 +1,205 @@
+"""Reading the host's requests (an HTML form or a JSON body) into the table's terms.
+
+Form fields arrive as text; JSON arrives typed. Both end in the same event objects,
+checked by `events.from_dict` (a malformed one is a 400 naming the field); the rules
+themselves are only ever applied by the table.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Mapping
+
+from flask import abort, request
+
+from companion.rules import BadRecord, DiceObserved, Event, Option, all_games, get_game
+from companion.rules.events import from_dict
+from companion.rules.registry import _MODULES
+
+INT_FIELDS = ("seat", "count", "quantity", "amount", "target", "die", "size", "steps")
+TRUE_WORDS = ("on", "true", "1", "yes")
+
+
+def payload() -> dict[str, Any]:
+    """The request's fields: a JSON object, or the form (lists kept for repeated keys)."""
+    if request.is_json:
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            abort(400, "the request body is not a JSON object")
+        return data
+    out: dict[str, Any] = {}
+    for key in request.form:
+        if key == "csrf_token":
+            continue
+        values = request.form.getlist(key)
+        out[key] = values if len(values) > 1 or key in ("values", "player") else values[0]
+    return out
+
+
+def as_int(value: Any, field: str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    abort(400, f"{field} must be a whole number, not {value!r}")
+
+
+def face(value: Any) -> Any:
+    """A face from a form: digits become numbers, colours stay words."""
+    if isinstance(value, str):
+        text = value.strip().casefold()
+        return int(text) if text.isdigit() else text
+    return value
+
+
+def event_from(data: Mapping[str, Any], kind: str | None = None) -> Event:
+    """An event from request fields; `kind` overrides the field of that name."""
+    fields = dict(data)
+    fields["kind"] = kind or fields.get("kind")
+    if not request.is_json:
+        for name in list(fields):
+            value = fields[name]
+            if name in INT_FIELDS and value == "":
+                del fields[name]  # an optional number left empty: its default
+            elif name in INT_FIELDS:
+                fields[name] = as_int(value, name)
+            elif name == "dice":
+                fields[name] = [as_int(v, name) for v in split_list(value)]
+            elif name in ("face",):
+                fields[name] = None if value == "" else face(value)
+            elif name == "values":
+                fields[name] = [face(v) for v in split_list(value)]
+    try:
+        return from_dict(fields)
+    except BadRecord as exc:
+        abort(400, f"that {fields.get('kind') or 'action'} is malformed: {exc}")
+
+
+def dice_values(data: Mapping[str, Any]) -> list[Any]:
+    values = data.get("values")
+    if values is None:
+        abort(400, "no dice values were sent")
+    if request.is_json:
+        if not isinstance(values, list):
+            abort(400, "values must be a list")
+        return values
+    return [face(v) for v in split_list(values)]
+
+
+def split_list(value: Any) -> list[str]:
+    """ "4, 5,6" or ["4", "5"] -> ["4", "5", "6"]."""
+    items = value if isinstance(value, list) else [value]
+    out: list[str] = []
+    for item in items:
+        out.extend(part.strip() for part in str(item).replace("\n", ",").split(","))
+    return [v for v in out if v]
+
+
+def fixed_dice(live_event: Event, die: int, value: Any) -> DiceObserved:
+    """The dice event with one die changed: what an amend of a misread die carries."""
+    if not isinstance(live_event, DiceObserved):
+        abort(422, "that event is not a dice reading")
+    values = list(live_event.values)
+    if not 0 <= die < len(values):
+        abort(422, f"there is no die {die + 1} in that reading (it has {len(values)})")
+    values[die] = face(value) if not request.is_json else value
+    return DiceObserved(values=tuple(values), seat=live_event.seat, source="host")
+
+
+# --- starting a game --------------------------------------------------------------
+
+def available_games() -> list[Any]:
+    """The registered games that import; while a game is still being written, the
+    others stay playable."""
+    try:
+        return all_games()
+    except ImportError:
+        games = []
+        for name in list(_MODULES):
+            try:
+                games.append(get_game(name))
+            except ImportError:
+                continue
+        return games
+
+
+def option_kind(option: Option) -> str:
+    if option.choices is not None:
+        return "choice"
+    if isinstance(option.default, bool):
+        return "bool"
+    if isinstance(option.default, int):
+        return "int"
+    if isinstance(option.default, (list, tuple)):
+        return "list"
+    return "text"
+
+
+def game_catalogue() -> list[dict[str, Any]]:
+    """Games and their house-rule options as the start form shows them."""
+    out = []
+    for game in available_games():
+        options = [{"name": o.name, "help": o.help, "default": o.default, "kind": option_kind(o),
+                    "choices": [c if isinstance(c, (int, str)) else json.dumps(c) for c in o.choices or ()],
+                    "minimum": o.minimum} for o in game.options]
+        out.append({"name": game.name, "title": game.title, "options": options, "cards": class_cards(game),
+                    "min_players": game.min_players, "max_players": game.max_players})
+    return out
+
+
+def class_cards(game: Any) -> list[dict[str, str]]:
+    """Trickster's Tavern's shipped class cards, for a per-seat choice on the start form."""
+    shipped = getattr(game, "shipped", None)
+    if shipped is None:
+        return []
+    return [{"name": card.name, "line": card.line} for card in shipped()]
+
+
+def start_request(data: Mapping[str, Any]) -> tuple[str, list[str], dict[str, Any]]:
+    """(game, players, options) from the start form or JSON."""
+    game = data.get("game")
+    if not isinstance(game, str) or not game.strip():
+        abort(400, "choose a game")
+    players = data.get("players", data.get("player"))
+    if isinstance(players, str) and not request.is_json:
+        players = [p.strip() for p in players.replace(",", "\n").splitlines()]
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        abort(400, "players must be a list of names")
+    players = [p.strip() for p in players if p.strip()]
+    if request.is_json:
+        options = data.get("options") or {}
+        if not isinstance(options, dict):
+            abort(400, "options must be an object")
+        return game, players, options
+    rules = get_game(game)
+    options = {}
+    for option in rules.options:
+        key = f"option.{option.name}"
+        kind = option_kind(option)
+        if kind == "bool":
+            options[option.name] = str(data.get(key, "")).casefold() in TRUE_WORDS
+        elif key not in data or data[key] == "":
+            continue
+        elif kind == "choice":
+            match = [c for c in option.choices if str(c) == str(data[key]) or json.dumps(c) == data[key]]
+            if not match:
+                abort(400, f"{option.name} must be one of {', '.join(str(c) for c in option.choices)}")
+            options[option.name] = match[0]
+        elif kind == "int":
+            options[option.name] = as_int(data[key], option.name)
+        elif kind == "list":
+            options[option.name] = list_option(data[key], option.name)
+        else:
+            options[option.name] = data[key]
+    return game, players, options
+
+
+def list_option(value: Any, name: str) -> Any:
+    """A per-seat option (e.g. classes) typed as JSON or as "a, b, c" in seat order."""
+    text = value if isinstance(value, str) else json.dumps(value)
+    if text.strip().startswith("["):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError:
+            abort(400, f"{name} is not a readable list")
+    return split_list(value)

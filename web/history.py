@@ -1,0 +1,98 @@
+"""Past games (`/games`), one game's turns and downloads, and player stats (`/stats`)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any
+
+from flask import Blueprint, Response, abort, render_template
+
+from web.guard import csrf_token, is_host
+from web.records import game_entry, game_summaries, record_csv, stats_entries
+from web.slate import companion
+
+bp = Blueprint("history", __name__)
+
+STAT_KEYS = ("games", "wins", "calls", "correct_calls", "bluffs", "bluffs_worked", "dice_lost")
+
+
+def entry_or_404(game_id: str) -> dict[str, Any]:
+    entry = game_entry(companion()["table"], game_id)
+    if entry is None:
+        abort(404, f"there is no game {game_id!r}")
+    return entry
+
+
+@bp.get("/games")
+def games():
+    host = is_host()
+    return render_template("games.html", games=game_summaries(companion()["table"]), host=host,
+                           csrf=csrf_token() if host else None)
+
+
+@bp.get("/games/<game_id>")
+def game(game_id: str):
+    return render_template("game.html", entry=entry_or_404(game_id))
+
+
+@bp.get("/games/<game_id>.json")
+def game_json(game_id: str):
+    entry = entry_or_404(game_id)
+    body = json.dumps(entry["record"], indent=2)
+    return Response(body, mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="game-{entry["id"]}.json"'})
+
+
+@bp.get("/games/<game_id>.csv")
+def game_csv(game_id: str):
+    entry = entry_or_404(game_id)
+    return Response(record_csv(entry), mimetype="text/csv",
+                    headers={"Content-Disposition": f'attachment; filename="game-{entry["id"]}.csv"'})
+
+
+@bp.get("/stats")
+def stats():
+    rows, detailed = player_rows(stats_entries(companion()["table"]))
+    return render_template("stats.html", rows=rows, detailed=detailed, chart=chart(rows))
+
+
+def player_rows(entries) -> tuple[list[dict[str, Any]], bool]:
+    """Per player numbers, best first. The full set comes from `companion.stats`;
+    without it, games played and wins are counted from the final slates."""
+    try:
+        player_stats = importlib.import_module("companion.stats").player_stats
+    except (ImportError, AttributeError):
+        player_stats = None
+    if player_stats is not None:
+        table = player_stats(entries)
+        detailed = True
+    else:
+        table, detailed = {}, False
+        for record, slate in entries:
+            for name in record.players:
+                row = table.setdefault(name, {"games": 0, "wins": 0})
+                row["games"] += 1
+                row["wins"] += int((slate or {}).get("winner") == name)
+    rows = []
+    for name, numbers in table.items():
+        row = {"name": name, **{k: int(numbers.get(k, 0)) for k in STAT_KEYS}}
+        row["accuracy"] = round(100 * row["correct_calls"] / row["calls"]) if row["calls"] else None
+        rows.append(row)
+    rows.sort(key=lambda r: (-r["wins"], -r["games"], r["name"].casefold()))
+    return rows, detailed
+
+
+def chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Bar geometry for the inline SVG: games played and wins per player."""
+    top = max((r["games"] for r in rows), default=0) or 1
+    bar_width, row_height, label = 420, 34, 150
+    bars = []
+    for i, row in enumerate(rows[:12]):
+        bars.append({
+            "name": row["name"], "y": i * row_height,
+            "games_w": round(bar_width * row["games"] / top), "wins_w": round(bar_width * row["wins"] / top),
+            "games": row["games"], "wins": row["wins"],
+        })
+    return {"bars": bars, "label": label, "width": label + bar_width + 80, "height": max(1, len(bars)) * row_height + 30,
+            "row": row_height}

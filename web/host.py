@@ -1,0 +1,231 @@
+"""The host panel (`/host`): behind the PIN, every state-changing request CSRF-checked.
+
+Each action forwards to the table; the table (and the rules behind it) decide. A
+refusal comes back as the engine's own message (409); a malformed request as 400.
+Fetch calls get JSON, plain form posts a redirect back to the panel.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any, Callable
+
+from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, session, url_for
+
+from companion.rules import BadRecord, GameRecord
+from web import actions
+from web.errors import error_response, wants_json
+from web.guard import PinRefused, check_csrf, csrf_token, is_host
+from web.slate import companion
+
+bp = Blueprint("host", __name__, url_prefix="/host")
+log = logging.getLogger("web.host")
+
+BUTTONS = ("green", "yellow", "liar")
+
+
+def host_action(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Only for a logged-in host (401), only with this session's CSRF token (403)."""
+
+    @functools.wraps(view)
+    def guarded(*args, **kwargs):
+        if not is_host():
+            abort(401, "log in to the host panel first")
+        check_csrf()
+        return view(*args, **kwargs)
+
+    return guarded
+
+
+def done(message: str, **extra: Any):
+    if wants_json():
+        return jsonify({"ok": True, "message": message, **extra})
+    flash(message)
+    return redirect(url_for("host.panel"), code=303)
+
+
+def table():
+    return companion()["table"]
+
+
+# --- logging in ------------------------------------------------------------------
+
+@bp.get("")
+def panel():
+    guard = companion()["guard"]
+    if not guard.enabled:
+        return error_response(503, "the host panel has no PIN configured")
+    if not is_host():
+        return render_template("login.html", csrf=csrf_token(), error=None)
+    return render_template("host.html", csrf=csrf_token(), games=actions.game_catalogue(),
+                           camera=companion()["on_reveal"] is not None, buttons=BUTTONS)
+
+
+@bp.post("/login")
+def login():
+    guard = companion()["guard"]
+    if not guard.enabled:
+        abort(503, "the host panel has no PIN configured")
+    check_csrf()
+    given = request.form.get("pin")
+    if given is None and request.is_json:
+        given = (request.get_json(silent=True) or {}).get("pin")
+    if not isinstance(given, str):
+        abort(400, "enter the PIN")
+    try:
+        guard.check(request.remote_addr or "unknown", given.strip())
+    except PinRefused as refused:
+        log.warning("host login refused for %s: %s", request.remote_addr, "too soon" if refused.retry_after else "wrong PIN")
+        status = 429 if refused.retry_after else 401
+        headers = {"Retry-After": str(max(1, round(refused.retry_after)))} if refused.retry_after else {}
+        if wants_json():
+            return error_response(status, refused.message, headers)
+        return render_template("login.html", csrf=csrf_token(), error=refused.message), status, headers
+    session.clear()
+    session["host"] = True
+    csrf_token()
+    log.info("host logged in from %s", request.remote_addr)
+    return done("logged in")
+
+
+@bp.post("/logout")
+@host_action
+def logout():
+    session.clear()
+    return redirect(url_for("slate.index"), code=303)
+
+
+@bp.get("/state")
+def state():
+    """What the panel shows: the public state, the held reading, the event list."""
+    if not is_host():
+        abort(401, "log in to the host panel first")
+    view = table().host_view()
+    current = table().session
+    view["options"] = dict(current.record.options) if current is not None else {}
+    view["players"] = list(current.record.players) if current is not None else []
+    view["camera"] = companion()["on_reveal"] is not None
+    return jsonify(view)
+
+
+# --- running a game ------------------------------------------------------------------
+
+@bp.post("/start")
+@host_action
+def start():
+    game, players, options = actions.start_request(actions.payload())
+    game_id = table().start_game(game, players, options)
+    return done(f"game {game_id} started", game_id=game_id)
+
+
+@bp.post("/event")
+@host_action
+def event():
+    """A declaration, bid, stake, call or challenge entered for a seat."""
+    data = actions.payload()
+    if data.get("kind") in ("dice", "undo", "amend", "end_game"):
+        abort(400, "use the dice, fix, undo and end actions for those")
+    ev = actions.event_from(data)
+    table().submit(ev)
+    return done(f"{ev.kind.replace('_', ' ')} accepted")
+
+
+@bp.post("/press")
+@host_action
+def press():
+    """A virtual table button: what it means now is the game's call."""
+    data = actions.payload()
+    button = data.get("button")
+    if button not in BUTTONS:
+        abort(400, f"button must be one of {', '.join(BUTTONS)}")
+    seat = data.get("seat")
+    seat = None if seat in (None, "") else actions.as_int(seat, "seat")
+    if not table().press(seat, button):
+        abort(409, f"the {button} button means nothing now")
+    return done(f"{button} pressed" + ("" if seat is None else f" for seat {seat + 1}"))
+
+
+@bp.post("/reveal")
+@host_action
+def reveal():
+    """Read the dice now (the camera), like the table's reveal button."""
+    on_reveal = companion()["on_reveal"]
+    if on_reveal is None:
+        abort(409, "there is no camera: enter the dice by hand")
+    return done(str(on_reveal()))
+
+
+@bp.post("/dice")
+@host_action
+def dice():
+    """Dice typed in by the host, or the fix of a held camera reading."""
+    values = actions.dice_values(actions.payload())
+    table().confirm_reading(values)
+    return done("dice accepted")
+
+
+@bp.post("/fix-die")
+@host_action
+def fix_die():
+    """A misread die: the dice event at `target` is amended with that die's new value."""
+    data = actions.payload()
+    target = actions.as_int(data.get("target"), "target")
+    die = actions.as_int(data.get("die"), "die")
+    if "value" not in data or data["value"] in ("", None):
+        abort(400, "pick the die's value")
+    current = table().session
+    live = dict(current.live_events()) if current is not None else {}
+    if target not in live:
+        abort(422, f"event {target} is not a reading in force")
+    table().amend(target, actions.fixed_dice(live[target], die, data["value"]))
+    return done(f"die {die + 1} fixed")
+
+
+@bp.post("/amend")
+@host_action
+def amend():
+    """Replace any event in force (a mistyped declaration or bid) with a corrected one."""
+    data = actions.payload()
+    target = actions.as_int(data.get("target"), "target")
+    fields = data.get("event") if request.is_json else {k: v for k, v in data.items() if k != "target"}
+    if not isinstance(fields, dict):
+        abort(400, "event must be an object")
+    table().amend(target, actions.event_from(fields))
+    return done(f"event {target} amended")
+
+
+@bp.post("/undo")
+@host_action
+def undo():
+    table().undo()
+    return done("last action undone")
+
+
+@bp.post("/end")
+@host_action
+def end():
+    reason = actions.payload().get("reason") or "ended by the host"
+    if not isinstance(reason, str):
+        abort(400, "reason must be text")
+    table().end_game(reason.strip()[:200] or "ended by the host")
+    return done("game ended")
+
+
+@bp.post("/import")
+@host_action
+def import_record():
+    """A game record file: read, replayed to check it, then stored as history."""
+    upload = request.files.get("record")
+    if upload is None:
+        if not request.is_json:
+            abort(400, "choose a record file to import")
+        text = request.get_data(as_text=True)
+    else:
+        text = upload.read().decode("utf-8", errors="replace")
+    try:
+        record = GameRecord.from_json(text)
+    except BadRecord as exc:
+        abort(400, f"that file is not a game record: {exc}")
+    game_id = table().import_record(record)
+    return done(f"game imported as {game_id}", game_id=game_id)

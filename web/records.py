@@ -1,0 +1,90 @@
+"""Stored games as the history pages, the API and the downloads show them.
+
+Everything here goes through the public form of a record (`to_dict(public=True)`),
+so a chip call not yet revealed in the running game stays hidden everywhere.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from companion.rules import BadRecord, GameRecord, effective_events
+
+CSV_FIELDS = ("index", "kind", "seat", "in_force", "details")
+#: Host corrections: events of the record that are never "in force" themselves.
+CORRECTIONS = ("undo", "amend", "end_game")
+
+
+def game_summaries(table) -> list[dict[str, Any]]:
+    """The history list, newest first."""
+    games = list(table.store.list_games())
+    games.reverse()
+    for game in games:
+        if game.get("id") == table.game_id and not game.get("finished"):
+            game["current"] = True
+    return games
+
+
+def find_summary(table, game_id: str) -> dict[str, Any] | None:
+    return next((g for g in table.store.list_games() if str(g.get("id")) == game_id), None)
+
+
+def game_entry(table, game_id: str) -> dict[str, Any] | None:
+    """A stored game: its summary, public record, final (or current) slate and turns."""
+    summary = find_summary(table, game_id)
+    if summary is None:
+        return None
+    try:
+        record = table.store.load(summary["id"])
+        public = table.public_record(summary["id"])
+    except (KeyError, LookupError):
+        return None
+    if isinstance(public, GameRecord):
+        public = public.to_dict(public=True)
+    slate = summary.get("slate")
+    if slate is None and summary["id"] == table.game_id:
+        slate = table.snapshot().get("slate")
+    try:
+        live = {i for i, _ in effective_events(record.events)}
+    except BadRecord:
+        live = set(range(len(record.events)))
+    events = [dict(e, index=i, in_force=i in live, correction=e["kind"] in CORRECTIONS)
+              for i, e in enumerate(public["events"])]
+    return {"id": summary["id"], "summary": summary, "record": public, "slate": slate, "events": events}
+
+
+def event_details(event: dict[str, Any]) -> str:
+    """An event's fields other than kind and seat, in a short readable form."""
+    rest = {k: v for k, v in event.items() if k not in ("kind", "seat", "index", "in_force", "correction")}
+    return ", ".join(f"{k}={json.dumps(v) if not isinstance(v, str) else v}" for k, v in rest.items())
+
+
+def record_csv(entry: dict[str, Any]) -> str:
+    """The game's events as CSV: one line per event, corrections included."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(CSV_FIELDS)
+    for event in entry["events"]:
+        seat = event.get("seat")
+        writer.writerow([event["index"], event["kind"], "" if seat is None else seat,
+                         "correction" if event["correction"] else ("yes" if event["in_force"] else "no"),
+                         event_details(event)])
+    return out.getvalue()
+
+
+def stats_entries(table) -> list[tuple[GameRecord, dict[str, Any]]]:
+    """Every finished game with its final slate. The running game stays out: its
+    unrevealed calls must not move anyone's numbers."""
+    entries = []
+    for summary in table.store.list_games():
+        if not summary.get("finished"):
+            continue
+        try:
+            record = table.store.load(summary["id"])
+        except (KeyError, LookupError):
+            continue
+        entries.append((record, summary.get("slate")))
+    return entries

@@ -1,0 +1,334 @@
+/* The host panel: every action is a CSRF-protected POST; the panel redraws from
+   /host/state whenever the table changes (pushed over /events, no polling). */
+"use strict";
+(function () {
+  const { die, faceText, markPhoto, follow, el } = window.Faces;
+  const $ = (id) => document.getElementById(id);
+  const root = $("host");
+  const csrf = root.dataset.csrf;
+  let view = null;
+  let diceKey = null;
+  let busy = false, again = false;
+
+  /* --- talking to the companion ------------------------------------------------ */
+
+  function say(text, isError) {
+    const box = $("message");
+    box.hidden = false;
+    box.textContent = text;
+    box.className = "host-message " + (isError ? "error-message" : "flash");
+  }
+
+  async function post(url, body) {
+    let response, data = {};
+    try {
+      response = await fetch(url, {
+        method: "POST", body, credentials: "same-origin",
+        headers: { "X-CSRF-Token": csrf, "Accept": "application/json" },
+      });
+      data = await response.json().catch(() => ({}));
+    } catch (e) {
+      say("The companion did not answer: " + e.message, true);
+      return false;
+    }
+    if (response.status === 401) { location.reload(); return false; }
+    if (!response.ok) { say(data.error || ("refused (" + response.status + ")"), true); return false; }
+    say(data.message || "done", false);
+    refresh();
+    return true;
+  }
+
+  function fields(obj) {
+    const fd = new FormData();
+    Object.entries(obj).forEach(([k, v]) => {
+      if (Array.isArray(v)) v.forEach((x) => fd.append(k, x)); else fd.append(k, v === null ? "" : v);
+    });
+    return fd;
+  }
+
+  async function refresh() {
+    if (busy) { again = true; return; }
+    busy = true;
+    try {
+      const response = await fetch("/host/state", { credentials: "same-origin", cache: "no-store" });
+      if (response.status === 401) { location.reload(); return; }
+      if (response.ok) render(await response.json());
+    } catch (e) { /* the stream reconnects and calls again */ }
+    busy = false;
+    if (again) { again = false; refresh(); }
+  }
+
+  /* --- drawing ------------------------------------------------------------------ */
+
+  function seatName(seat) { return view.players[seat] !== undefined ? view.players[seat] : "seat " + (seat + 1); }
+
+  function fillSeats(select, preferred) {
+    const keep = select.value;
+    select.replaceChildren(...view.players.map((name, i) => {
+      const o = el("option", null, (i + 1) + ". " + name); o.value = i; return o;
+    }));
+    if (select.classList.contains("any-seat")) {
+      const any = el("option", null, "(everyone)"); any.value = ""; select.prepend(any);
+    }
+    if (preferred !== undefined && preferred !== null) select.value = preferred;
+    else if (keep !== "") select.value = keep;
+  }
+
+  function faceChoices() {
+    const kind = view.options.dice;
+    if (kind === "chance") return ["red", "blue"];
+    if (kind === "spike") return [1, 2, 3, 4, 5, 6];
+    return ["red", "blue", 1, 2, 3, 4, 5, 6];
+  }
+
+  function seatButtons(box, seats, makeButtons) {
+    box.replaceChildren();
+    seats.forEach((seat) => {
+      const row = el("div", "seat-row");
+      row.append(el("span", "seat-name", (seat + 1) + ". " + seatName(seat)), ...makeButtons(seat));
+      box.append(row);
+    });
+  }
+
+  function eventButton(label, cls, payload) {
+    const b = el("button", cls, label);
+    b.type = "button";
+    b.addEventListener("click", () => post("/host/event", fields(payload)));
+    return b;
+  }
+
+  function renderActions(prompt) {
+    const wants = prompt ? prompt.wants : [];
+    document.querySelectorAll("[data-wants]").forEach((node) => { node.hidden = !wants.includes(node.dataset.wants); });
+    if (!prompt) return;
+    const first = prompt.seats.length ? prompt.seats[0] : null;
+    document.querySelectorAll(".seat-select").forEach((s) => fillSeats(s, s.dataset.touched ? null : first));
+    const faces = $("f-declaration").querySelector(".face-select");
+    const keep = faces.value;
+    faces.replaceChildren(...faceChoices().map((f) => { const o = el("option", null, faceText(f)); o.value = f; return o; }));
+    if (keep) faces.value = keep;
+    const callers = prompt.waiting.length ? prompt.waiting : [];
+    seatButtons($("f-chip_call"), callers, (seat) => [
+      eventButton("Green: believes", "chip green", { kind: "chip_call", seat, chip: "green" }),
+      eventButton("Yellow: doubts", "chip yellow", { kind: "chip_call", seat, chip: "yellow" }),
+    ]);
+    $("f-chip_call").hidden = !wants.includes("chip_call") || !callers.length;
+    seatButtons($("f-colour_call"), prompt.waiting.length ? prompt.waiting : prompt.seats, (seat) => [
+      eventButton("\u25B2 Val (red)", "colour red", { kind: "colour_call", seat, colour: "red" }),
+      eventButton("\u25CF Des (blue)", "colour blue", { kind: "colour_call", seat, colour: "blue" }),
+    ]);
+    seatButtons($("f-challenge"), prompt.seats, (seat) => [eventButton("Liar!", "liar", { kind: "challenge", seat })]);
+    renderDiceEntry(prompt.dice);
+  }
+
+  function valueChoices(kind, sides) {
+    if (kind === "chance") return ["red", "blue"];
+    const n = sides || 6;
+    return Array.from({ length: n }, (_, i) => i + 1);
+  }
+
+  function dieInput(label, choices, value) {
+    const wrap = el("label", "die-input", label);
+    const select = el("select");
+    select.name = "values";
+    choices.forEach((c) => { const o = el("option", null, faceText(c)); o.value = c; select.append(o); });
+    if (value !== undefined && value !== null) select.value = value;
+    wrap.append(select);
+    return wrap;
+  }
+
+  function renderDiceEntry(request) {
+    if (!request) { diceKey = null; return; }
+    const held = view.held_reading ? view.held_reading.values : [];
+    const key = JSON.stringify([request, held]);
+    if (key === diceKey) return;
+    diceKey = key;
+    $("dice-title").textContent = request.count + " " + request.kind + (request.count === 1 ? " die" : " dice");
+    $("dice-why").textContent = request.purpose || "";
+    const box = $("dice-inputs");
+    box.replaceChildren();
+    let index = 0;
+    if (request.hands && request.hands.length) {
+      request.hands.forEach(([seat, sizes]) => {
+        const row = el("div", "hand");
+        row.append(el("span", "seat-name", seatName(seat)));
+        sizes.forEach((sides) => { row.append(dieInput("d" + sides, valueChoices("polyhedral", sides), held[index])); index += 1; });
+        box.append(row);
+      });
+    } else {
+      for (let i = 0; i < request.count; i++) box.append(dieInput("die " + (i + 1), valueChoices(request.kind), held[i]));
+    }
+  }
+
+  function lastReading() {
+    const live = view.events.filter((e) => e.kind === "dice" && e.in_force);
+    return live.length ? live[live.length - 1] : null;
+  }
+
+  function openPicker(target, index, current) {
+    const picker = $("picker");
+    picker.hidden = false;
+    $("picker-title").textContent = "Die " + (index + 1) + " (now " + faceText(current) + ") is really:";
+    const colours = typeof current === "string";
+    const choices = colours ? ["red", "blue"] : valueChoices("pips", Math.max(6, Number(current) || 6));
+    $("picker-values").replaceChildren(...choices.map((c) => {
+      const b = el("button", "pick", faceText(c));
+      b.type = "button";
+      b.addEventListener("click", () => { picker.hidden = true; post("/host/fix-die", fields({ target, die: index, value: c })); });
+      return b;
+    }));
+  }
+
+  function renderFix() {
+    const reading = lastReading();
+    $("fix-card").hidden = !reading;
+    if (!reading) return;
+    const target = reading.index;
+    $("fix-dice").replaceChildren(...reading.values.map((v, i) => {
+      const tile = die(v, i);
+      tile.tabIndex = 0;
+      tile.setAttribute("role", "button");
+      tile.addEventListener("click", () => openPicker(target, i, v));
+      return tile;
+    }));
+    const photo = view.photo && view.photo.event === target ? view.photo : null;
+    $("fix-frame").hidden = !photo;
+    if (photo) {
+      const img = $("fix-img");
+      const src = "/photo/" + photo.id;
+      if (img.getAttribute("src") !== src) img.src = src;
+      markPhoto(img, $("fix-marks"), photo.dice, (i, d) => openPicker(target, i, d.value));
+    }
+  }
+
+  function renderHeld() {
+    const held = view.held_reading;
+    $("held-card").hidden = !held;
+    if (!held) return;
+    $("held-reason").textContent = held.reason;
+    $("held-frame").hidden = !held.photo;
+    if (held.photo) {
+      const img = $("held-img");
+      img.src = "/photo/" + held.photo;
+      markPhoto(img, $("held-marks"), held.dice, null);
+    }
+  }
+
+  function renderButtons() {
+    const box = $("seat-buttons");
+    box.replaceChildren();
+    view.players.forEach((name, seat) => {
+      const row = el("div", "seat-row");
+      row.append(el("span", "seat-name", (seat + 1) + ". " + name));
+      [["green", "chip green"], ["yellow", "chip yellow"], ["liar", "liar"]].forEach(([button, cls]) => {
+        const b = el("button", "press " + cls, button === "liar" ? "Liar!" : button);
+        b.type = "button"; b.dataset.button = button; b.dataset.seat = seat;
+        row.append(b);
+      });
+      box.append(row);
+    });
+  }
+
+  function renderEvents() {
+    $("events").replaceChildren(...view.events.slice().reverse().map((e) => {
+      const correction = ["undo", "amend", "end_game"].includes(e.kind);
+      const row = el("tr", correction ? "correction" : (e.in_force ? null : "out"));
+      const details = Object.entries(e).filter(([k]) => !["kind", "seat", "index", "in_force"].includes(k))
+        .map(([k, v]) => k + ": " + (Array.isArray(v) ? v.map(faceText).join(", ") : (typeof v === "object" && v !== null ? JSON.stringify(v) : v)))
+        .join("; ");
+      row.append(el("td", null, String(e.index)), el("td", null, e.kind.replace("_", " ")),
+        el("td", null, e.seat === undefined || e.seat === null ? "" : seatName(e.seat)), el("td", null, details));
+      return row;
+    }));
+  }
+
+  function render(next) {
+    view = next;
+    const slate = view.slate;
+    const running = !!slate && !slate.finished;
+    $("h-title").textContent = slate ? slate.title + (slate.finished ? ": game over" : "") : "No game running";
+    $("h-stage").textContent = slate ? slate.stage : "";
+    $("h-prompt").textContent = slate ? (slate.finished && slate.winner ? slate.winner + " wins" : slate.prompt) : "Start a game below.";
+    $("h-current").textContent = slate && slate.current ? slate.current : "";
+    $("h-devices").replaceChildren(...Object.entries(view.devices || {}).map(([n, d]) =>
+      el("span", "notice", n + ": " + d.status + (d.message ? " (" + d.message + ")" : ""))));
+    $("act-card").hidden = !running;
+    $("buttons-card").hidden = !running;
+    $("fix-tools").hidden = !slate;
+    $("events-card").hidden = !slate;
+    $("start-card").hidden = running;
+    $("tavern-card").hidden = !running || slate.game !== "tricksters-tavern";
+    renderActions(running ? view.prompt : null);
+    renderHeld();
+    if (slate) { renderFix(); renderButtons(); renderEvents(); } else { $("fix-card").hidden = true; }
+  }
+
+  /* --- wiring --------------------------------------------------------------------- */
+
+  /* Trickster's Tavern abilities: each action sends only the fields it has. */
+  const ABILITY_FIELDS = {
+    upgrade_die: ["seat", "size", "steps"], downgrade_die: ["seat", "size", "steps"],
+    add_die: ["seat", "size"], remove_die: ["seat", "size"], wild_face: ["face", "seat", "size"],
+  };
+  function abilityFields(form) {
+    const all = new FormData(form);
+    const kind = all.get("kind");
+    const out = new FormData();
+    out.append("kind", kind);
+    ABILITY_FIELDS[kind].forEach((name) => { const v = all.get(name); if (v !== null && v !== "") out.append(name, v); });
+    return out;
+  }
+
+  document.querySelectorAll("form.act").forEach((form) => {
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
+      post(form.getAttribute("action"), form.classList.contains("ability") ? abilityFields(form) : new FormData(form));
+    });
+  });
+
+  /* Classes per seat: one choice of the shipped cards per player line. */
+  const playersBox = document.querySelector("#f-start textarea[name=players]");
+  function perSeatClasses() {
+    const names = playersBox.value.split("\n").map((n) => n.trim()).filter(Boolean);
+    document.querySelectorAll(".per-seat").forEach((box) => {
+      const input = document.querySelector("#f-start input[name='" + box.dataset.for + "']");
+      const cards = JSON.parse(input.dataset.cards || "[]");
+      const chosen = [...box.querySelectorAll("select")].map((s) => s.value);
+      input.closest("label").hidden = true;
+      box.hidden = false;
+      box.replaceChildren(el("span", "muted", names.length ? "Class per seat:" : "Class per seat: type the players first"));
+      names.forEach((name, i) => {
+        const label = el("label", "class-choice", (i + 1) + ". " + name);
+        const select = el("select");
+        cards.forEach((c) => { const o = el("option", null, c.line.length > 60 ? c.line.slice(0, 57) + "…" : c.line); o.value = c.name; o.title = c.line; select.append(o); });
+        if (chosen[i]) select.value = chosen[i];
+        select.addEventListener("change", sync);
+        label.append(select);
+        box.append(label);
+      });
+      function sync() { input.value = JSON.stringify([...box.querySelectorAll("select")].map((s) => s.value)); }
+      sync();
+    });
+  }
+  playersBox.addEventListener("input", perSeatClasses);
+  perSeatClasses();
+  document.querySelectorAll(".seat-select").forEach((s) => s.addEventListener("change", () => { s.dataset.touched = "1"; }));
+  root.addEventListener("click", (e) => {
+    const b = e.target.closest("button.press");
+    if (b) post("/host/press", fields({ seat: b.dataset.seat, button: b.dataset.button }));
+  });
+  [$("read-now"), $("reveal-button")].forEach((b) => b.addEventListener("click", () => post("/host/reveal", fields({}))));
+
+  const gameSelect = $("start-game");
+  const showOptions = () => document.querySelectorAll("fieldset.options").forEach((f) => {
+    const on = f.dataset.game === gameSelect.value;
+    f.hidden = !on;
+    f.disabled = !on;
+  });
+  gameSelect.addEventListener("change", showOptions);
+  showOptions();
+
+  follow(() => refresh(), () => {});
+  refresh();
+})();

@@ -1,0 +1,108 @@
+/* The slate: renders the table's public snapshot, and every new one the server pushes. */
+"use strict";
+(function () {
+  const { die, markPhoto, follow, el } = window.Faces;
+  const $ = (id) => document.getElementById(id);
+  const title = $("game-title").textContent;
+  const OK = ["ok", "ready", "connected", "running"];
+  let shownPhoto = null;
+
+  function show(node, on) { node.hidden = !on; }
+
+  function scoreText(p, scoring) {
+    if (scoring === "dice") return p.dice === null ? "–" : p.dice + (p.dice === 1 ? " die" : " dice");
+    const v = p.score;
+    if (v === null || v === undefined) return "–";
+    if (scoring === "winnings") return (v > 0 ? "+" : "") + v;
+    return String(v);
+  }
+
+  function renderPlayers(slate) {
+    const list = $("players");
+    list.replaceChildren();
+    $("scores-title").textContent = slate.scoring === "dice" ? "Dice left" : (slate.scoring === "winnings" ? "Winnings" : "Scores");
+    slate.players.forEach((p, i) => {
+      const row = el("li", "player");
+      if (p.role) row.classList.add("has-role");
+      if (p.status) row.dataset.status = p.status;
+      row.append(el("span", "rank", String(i + 1)));
+      const who = el("span", "who");
+      who.append(el("span", "name", p.name));
+      if (p.role) who.append(el("span", "badge role", p.role));
+      if (p.status) who.append(el("span", "badge status status-" + p.status.replace(/\s+/g, "-"), p.status));
+      row.append(who, el("span", "score", scoreText(p, slate.scoring)));
+      list.append(row);
+    });
+  }
+
+  function renderReveal(slate, photo) {
+    const reveal = slate.reveal;
+    show($("reveal"), !!reveal);
+    $("board").classList.toggle("revealing", !!reveal);
+    if (!reveal) return;
+    const dice = $("dice");
+    dice.replaceChildren(...reveal.dice.map((v, i) => die(v, i)));
+    $("verdict").textContent = reveal.verdict;
+    $("verdict").dataset.truth = /^true/i.test(reveal.verdict) ? "true" : (/^false/i.test(reveal.verdict) ? "false" : "");
+    $("lines").replaceChildren(...reveal.lines.map((line) => el("li", null, line)));
+    const hasPhoto = !!(photo && photo.id);
+    show($("photo"), hasPhoto);
+    if (hasPhoto) {
+      const img = $("photo-img");
+      const src = "/photo/" + photo.id;
+      if (shownPhoto !== src) { img.src = src; shownPhoto = src; }
+      markPhoto(img, $("photo-marks"), photo.dice, null);
+    }
+  }
+
+  function renderDevices(devices) {
+    const box = $("devices");
+    box.replaceChildren();
+    Object.entries(devices || {}).forEach(([name, d]) => {
+      if (OK.includes(String(d.status).toLowerCase())) return;
+      const note = el("span", "notice", name + ": " + (d.message || d.status));
+      box.append(note);
+    });
+  }
+
+  function render(snap) {
+    renderDevices(snap.devices);
+    const slate = snap.slate;
+    const board = $("board");
+    if (!slate) {
+      board.dataset.mode = "idle";
+      $("game-title").textContent = title;
+      $("stage").textContent = "";
+      $("prompt").textContent = "Waiting for the host to start a game";
+      [$("current"), $("pot"), $("reveal"), $("winner")].forEach((n) => show(n, false));
+      $("players").replaceChildren();
+      $("history").replaceChildren();
+      return;
+    }
+    board.dataset.mode = slate.finished ? "over" : "playing";
+    $("game-title").textContent = slate.title;
+    $("stage").textContent = slate.stage;
+    $("prompt").textContent = slate.prompt;
+    $("prompt").dataset.phase = snap.prompt ? snap.prompt.phase : "";
+    show($("winner"), slate.finished);
+    $("winner").textContent = slate.winner ? slate.winner + " wins!" : "Game over";
+    show($("current"), !!slate.current);
+    $("current").textContent = slate.current || "";
+    show($("pot"), slate.pot !== null && slate.pot !== undefined);
+    $("pot").textContent = "Pot: " + slate.pot;
+    renderPlayers(slate);
+    renderReveal(slate, snap.photo);
+    const history = slate.history.slice(-5).reverse();
+    $("history").replaceChildren(...history.map((h) => el("li", null, h)));
+    document.body.dataset.seq = snap.seq;
+  }
+
+  function status(state) {
+    const live = $("live");
+    live.dataset.state = state;
+    live.textContent = state === "live" ? "live" : "reconnecting…";
+  }
+
+  render(JSON.parse($("initial-state").textContent));
+  follow(render, status);
+})();
