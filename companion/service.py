@@ -6,8 +6,8 @@ then runs on the host panel alone), builds the web app and serves it with waitre
 production WSGI server whose thread pool holds the slates' long-lived event streams.
 `stop()` shuts it all down in order; `serve_until_signalled()` runs until SIGTERM/Ctrl-C.
 
-Seats: the table's buttons are labelled 1..6 and seat N is the game's player N (the
-engine counts from 0). Nothing here is created at import time.
+Seats: the first `[[gpio.seats]]` entry is the game's first player (seat 0, as the
+engine counts), and so on round the table. Nothing here is created at import time.
 """
 
 from __future__ import annotations
@@ -201,9 +201,9 @@ class TableService:
         if button == "reveal":
             self.desk.request_reveal()
             return
-        seat = None if press.seat is None else press.seat - 1
+        seat = press.seat
         if seat is not None and seat >= self._player_count():
-            log.debug("press at seat %s ignored: nobody plays there", press.seat)
+            log.debug("press at seat %s ignored: nobody plays there", seat)
             return
         try:
             if not self.table.press(seat, button):
@@ -244,6 +244,8 @@ class TableService:
         if self._stopping.is_set():
             return
         self._stopping.set()
+        if self.table is not None:  # wakes every waiter: the lights thread, the slates' streams
+            self.table.set_device_status("service", "stopping", "the table service is shutting down")
         if self._server is not None:
             _close_server(self._server)
         if self.desk is not None:
@@ -295,12 +297,11 @@ def light_states(snapshot: dict[str, Any], seats: list[int]):
     calling = "chip_call" in (prompt.get("wants") or []) or bool(waiting)
     states = {}
     for seat in seats:
-        engine_seat = seat - 1
-        if engine_seat >= players:
+        if seat >= players:
             continue
         if calling:
-            states[seat] = LightState.TURN if engine_seat in waiting else LightState.CALL_IN
-        elif engine_seat in acting:
+            states[seat] = LightState.TURN if seat in waiting else LightState.CALL_IN
+        elif seat in acting:
             states[seat] = LightState.TURN
     return states
 

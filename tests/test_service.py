@@ -1,0 +1,314 @@
+"""The table service in one process: mock pins, a fake camera and reader, real HTTP."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import threading
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from companion.config import parse_config
+from companion.reveal import Sight
+from companion.rules import ChipCall, DiceObserved
+from companion.service import ServiceError, TableService, light_states
+from companion.store import CorruptStore
+from hardware.faults import CameraUnavailable
+from hardware.gpio import LightState
+
+# Default wiring (hardware/data/default-wiring.toml), seats as the engine counts them:
+# seat 0 green 17 / yellow 27, seat 1 green 23 / yellow 24, seat 3 green 12, reveal 4, liar 18.
+SEAT_PINS = {0: {"green": 17, "yellow": 27}, 1: {"green": 23, "yellow": 24}}
+REVEAL_PIN = 4
+
+
+def eventually(check, timeout=5.0, message="condition not met"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError(message)
+
+
+def tap(factory, pin):
+    factory.pin(pin).drive_low()
+    time.sleep(0.002)
+    factory.pin(pin).drive_high()
+    time.sleep(0.06)  # past the bounce time: the next tap counts
+
+
+class FakeCamera:
+    def __init__(self):
+        self.frame = np.full((60, 80, 3), 90, np.uint8)
+        self.unplugged = threading.Event()
+        self.opened = 0
+        self.closed = 0
+
+    def read(self):
+        if self.unplugged.is_set():
+            raise CameraUnavailable("the USB camera stopped sending pictures (unplugged?)")
+        return self.frame
+
+    def close(self):
+        self.closed += 1
+
+
+class FakeReader:
+    def __init__(self, sight):
+        self.sight = sight
+        self.reads = 0
+
+    def read(self, frame, kind):
+        self.reads += 1
+        return self.sight
+
+    def annotate(self, frame, sight):
+        return frame
+
+
+class FakeReady:
+    """Says "ready" once each time `lift()` is called (the cup came off)."""
+
+    def __init__(self):
+        self._lifted = threading.Event()
+
+    def lift(self):
+        self._lifted.set()
+
+    def __call__(self):
+        return self
+
+    def feed(self, frame, t):
+        if self._lifted.is_set():
+            self._lifted.clear()
+            return "ready"
+        return "waiting"
+
+
+@pytest.fixture
+def rig(tmp_path):
+    """A started service with mock pins, a fake camera and a reader reading one red cube."""
+    factory = MockFactory()
+    camera = FakeCamera()
+    reader = FakeReader(Sight(("red",), ((10, 10, 30, 30),), (0.99,)))
+    ready = FakeReady()
+
+    def open_camera():
+        camera.opened += 1
+        if camera.unplugged.is_set():
+            raise CameraUnavailable("no USB camera at 0: is it plugged in?")
+        return camera
+
+    config = parse_config({"web": {"host": "127.0.0.1", "threads": 16}, "host": {"pin": "2468"}})
+    service = TableService(config, tmp_path, port=0, pin_factory=factory, open_camera=open_camera,
+                           make_reader=lambda: reader, ready=ready)
+    service.start()
+    service.desk._retry_seconds = 0.1
+    service.factory, service.camera, service.reader, service.ready = factory, camera, reader, ready
+    yield service
+    service.stop()
+    factory.close()
+
+
+def _get(service, path):
+    with urllib.request.urlopen(f"http://127.0.0.1:{service.port}{path}", timeout=5) as response:
+        return response.status, response.read()
+
+
+def test_a_press_on_a_seat_button_becomes_a_stored_event(rig):
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    tap(rig.factory, SEAT_PINS[0]["green"])
+    eventually(lambda: rig.table.session.record.events == (ChipCall(0, "green"),))
+    assert rig.store.load(rig.table.game_id).events == (ChipCall(0, "green"),)
+
+
+def test_a_press_at_an_empty_seat_or_out_of_phase_changes_nothing(rig):
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    tap(rig.factory, 12)  # seat 3 green: nobody sits there
+    tap(rig.factory, 18)  # shared Liar!: means nothing in this game
+    tap(rig.factory, SEAT_PINS[1]["yellow"])
+    eventually(lambda: len(rig.table.session.record.events) == 1)
+    time.sleep(0.1)
+    assert rig.table.session.record.events == (ChipCall(1, "yellow"),)
+
+
+def test_seat_lights_blink_for_seats_to_call_and_stay_on_once_called(rig):
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    eventually(lambda: rig.lights.shown().get(0) is LightState.TURN and rig.lights.shown().get(1) is LightState.TURN)
+    tap(rig.factory, SEAT_PINS[0]["yellow"])
+    eventually(lambda: rig.lights.shown().get(0) is LightState.CALL_IN)
+    assert rig.lights.shown().get(1) is LightState.TURN
+    assert rig.lights.shown().get(2) is LightState.OFF  # nobody at seat 2
+
+
+def test_the_reveal_button_reads_the_camera_and_the_reading_is_applied(rig):
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    tap(rig.factory, SEAT_PINS[0]["green"])
+    tap(rig.factory, SEAT_PINS[1]["green"])
+    eventually(lambda: rig.table.expected_dice() is not None)
+    tap(rig.factory, REVEAL_PIN)
+    eventually(lambda: len(rig.table.session.record.events) == 3)
+    last = rig.table.session.record.events[-1]
+    assert last == DiceObserved(("red",), source="camera")
+    snapshot = rig.table.snapshot()
+    assert snapshot["photo"]["dice"][0]["value"] == "red"
+    status, photo = _get(rig, f"/photo/{snapshot['photo']['id']}")
+    assert status == 200 and photo[:2] == b"\xff\xd8"  # a JPEG
+
+
+def test_the_cup_lifted_signal_reads_without_any_button(rig):
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    rig.table.press(0, "green")
+    rig.table.press(1, "yellow")
+    rig.ready.lift()
+    eventually(lambda: isinstance(rig.table.session.record.events[-1], DiceObserved))
+    assert rig.reader.reads == 1
+
+
+def test_dice_that_came_to_rest_before_the_game_asked_are_read_when_it_does(rig):
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    rig.table.press(0, "green")
+    rig.ready.lift()
+    eventually(lambda: not rig.ready._lifted.is_set())
+    time.sleep(0.2)
+    assert rig.reader.reads == 0  # not expected yet: nothing read
+    rig.table.press(1, "yellow")
+    eventually(lambda: isinstance(rig.table.session.record.events[-1], DiceObserved))
+
+
+def test_a_reading_with_the_wrong_number_of_dice_is_held_for_the_host(rig):
+    rig.reader.sight = Sight(("red", "blue"), ((1, 1, 5, 5), (9, 9, 15, 15)), (0.99, 0.99))
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    rig.table.press(0, "green")
+    rig.table.press(1, "yellow")
+    answer = rig.desk.reveal_now()
+    assert answer.startswith("held")
+    view = rig.table.host_view()
+    assert view["held"] is True
+    assert "saw 2 dice but 1 is in play" in view["held_reading"]["reason"]
+    assert len(rig.table.session.record.events) == 2  # nothing applied
+    rig.table.confirm_reading(["blue"])  # the host's one-tap fix
+    assert rig.table.session.record.events[-1].values == ("blue",)
+
+
+def test_a_flagged_reading_is_held_and_never_applied(rig):
+    rig.reader.sight = Sight(("red",), ((1, 1, 5, 5),), (0.4,), True, "a hand is over the dice")
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    rig.table.press(0, "green")
+    rig.table.press(1, "yellow")
+    assert rig.desk.reveal_now().startswith("held for the host: a hand is over the dice")
+    assert rig.table.host_view()["held_reading"]["values"] == ["red"]
+    assert len(rig.table.session.record.events) == 2
+
+
+def test_a_reveal_when_no_dice_are_expected_changes_nothing(rig):
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    assert rig.desk.reveal_now() == "no dice are expected now"
+    assert rig.table.session.record.events == ()
+
+
+def test_an_unplugged_camera_is_reported_manual_entry_works_and_it_comes_back(rig):
+    rig.table.start_game("toy", ["Ann", "Ben"], {"turns": 2})
+    eventually(lambda: rig.table.snapshot()["devices"].get("camera", {}).get("status") == "ok")
+    rig.camera.unplugged.set()
+    eventually(lambda: rig.table.snapshot()["devices"]["camera"]["status"] == "unavailable")
+    assert "unplugged" in rig.table.snapshot()["devices"]["camera"]["message"] or "plugged" in rig.table.snapshot()["devices"]["camera"]["message"]
+    assert "no camera" in rig.desk.reveal_now() or "not available" in rig.desk.reveal_now()
+    rig.table.press(0, "green")
+    rig.table.press(1, "green")
+    rig.table.confirm_reading(["red"])  # typed in on the host panel
+    assert rig.table.session.record.events[-1] == DiceObserved(("red",), source="host")
+    rig.camera.unplugged.clear()
+    eventually(lambda: rig.table.snapshot()["devices"]["camera"]["status"] == "ok")
+    assert rig.camera.opened >= 2
+
+
+def test_the_slate_is_served_over_http_and_streams_a_press(rig):
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    status, body = _get(rig, "/api/state")
+    assert status == 200 and json.loads(body)["slate"]["game"] == "toy"
+    with socket.create_connection(("127.0.0.1", rig.port), timeout=5) as conn:
+        conn.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
+        stream = conn.makefile("rb")
+        seq_before = rig.table.seq
+        tap(rig.factory, SEAT_PINS[0]["green"])
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            line = stream.readline().decode()
+            if line.startswith("id: ") and int(line[4:]) > seq_before:
+                break
+        else:
+            raise AssertionError("no state event after the press")
+
+
+def test_secret_calls_never_reach_the_log_above_debug(rig, caplog):
+    caplog.set_level(logging.INFO)
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    tap(rig.factory, SEAT_PINS[0]["yellow"])
+    eventually(lambda: len(rig.table.session.record.events) == 1)
+    infos = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
+    assert any("chip_call" in m for m in infos)  # the event is logged ...
+    assert not any("yellow" in m for m in infos)  # ... without its colour
+    assert not any("2468" in m for m in infos)  # nor the PIN
+
+
+def test_a_second_service_on_the_same_data_dir_is_refused(rig, tmp_path):
+    config = parse_config({"web": {"host": "127.0.0.1"}})
+    other = TableService(config, tmp_path, port=0, pin_factory=MockFactory(), open_camera=lambda: None,
+                         make_reader=lambda: None)
+    with pytest.raises(ServiceError, match="already running"):
+        other.start()
+
+
+def test_a_corrupt_database_stops_the_start_and_leaves_nothing_open(tmp_path):
+    (tmp_path / "games.sqlite3").write_bytes(b"garbage" * 1000)
+    config = parse_config({"web": {"host": "127.0.0.1"}})
+    service = TableService(config, tmp_path, port=0, pin_factory=MockFactory(), open_camera=lambda: None,
+                           make_reader=lambda: None)
+    with pytest.raises(CorruptStore):
+        service.start()
+    again = TableService(config, tmp_path, port=0, pin_factory=MockFactory(), open_camera=lambda: None,
+                         make_reader=lambda: None)
+    with pytest.raises(CorruptStore):  # the data-dir lock was released
+        again.start()
+
+
+def test_without_gpio_the_table_runs_on_the_host_panel(tmp_path):
+    config = parse_config({"web": {"host": "127.0.0.1"}, "gpio": {"pin_factory": "lgpio"}})
+    service = TableService(config, tmp_path, port=0, open_camera=lambda: None, make_reader=lambda: None)
+    service.start()
+    try:
+        buttons = service.table.snapshot()["devices"]["buttons"]
+        assert buttons["status"] == "unavailable" and "host panel" in buttons["message"]
+        service.table.start_game("toy", ["Ann", "Ben"])
+        assert service.table.press(0, "green")  # the virtual buttons' path
+        assert _get(service, "/api/state")[0] == 200
+        eventually(lambda: service.table.snapshot()["devices"].get("camera", {}).get("status") == "off")
+    finally:
+        service.stop()
+
+
+def test_stop_closes_the_port_and_the_database(rig):
+    port = rig.port
+    rig.stop()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    with pytest.raises(Exception):
+        rig.store.list_games()
+
+
+def test_light_states_say_that_a_seat_called_never_what():
+    snapshot = {"slate": {"players": [{}, {}, {}], "finished": False},
+                "prompt": {"waiting": [2], "seats": [2], "wants": ["chip_call"]}}
+    assert light_states(snapshot, [0, 1, 2, 3]) == {0: LightState.CALL_IN, 1: LightState.CALL_IN, 2: LightState.TURN}
+    turn = {"slate": {"players": [{}, {}], "finished": False}, "prompt": {"waiting": [], "seats": [1], "wants": ["bid"]}}
+    assert light_states(turn, [0, 1]) == {1: LightState.TURN}
+    over = {"slate": {"players": [{}, {}], "finished": True}, "prompt": {"waiting": [], "seats": [], "wants": []}}
+    assert light_states(over, [0, 1]) == {}
