@@ -15,12 +15,17 @@ Without systemd-analyze or shellcheck the tests skip locally; under CI=true they
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import os
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from companion.cli import COMMANDS
 
 REPO = Path(__file__).resolve().parent.parent
 INSTALLER = REPO / "scripts" / "install-pi.sh"
@@ -128,3 +133,17 @@ def test_shellcheck_covers_the_appliance_scripts():
     names = {path.name for path in shell_scripts()}
     assert {"install-pi.sh", "game-companion-kiosk-browser", "game-companion-kiosk-session",
             "game-companion-wait-for-slate"} <= names
+
+
+def test_table_service_command_is_one_companion_serve_accepts():
+    exec_start = next(line.split("=", 1)[1] for line in (REPO / "systemd/game-companion.service").read_text().splitlines()
+                      if line.startswith("ExecStart="))
+    program, command, *args = shlex.split(exec_start)
+    assert program == PREFIX + "venv/bin/companion" and command in COMMANDS
+    module = importlib.import_module(COMMANDS[command][0])
+    parser = argparse.ArgumentParser(exit_on_error=False)
+    module.add_arguments(parser)
+    parsed = parser.parse_args(args)
+    assert str(parsed.config) == "/etc/game-companion/config.toml"
+    assert str(parsed.data_dir) == "/var/lib/game-companion"
+    assert parsed.port == 8000
