@@ -90,6 +90,7 @@ class SeatView:
     dice: int | None = None
     role: str | None = None  # "Tregald", "Caster", "to bid"...
     status: str | None = None  # "call in", "out", "winner"...
+    hand: str | None = None  # public die sizes and class, Trickster's Tavern: "Gambler: 3d6+1d20"
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,8 @@ class Slate:
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         out["players"] = [
-            {"name": p.name, "score": p.score, "dice": p.dice, "seat": p.seat, "role": p.role, "status": p.status}
+            {"name": p.name, "score": p.score, "dice": p.dice, "seat": p.seat, "role": p.role, "status": p.status,
+             "hand": p.hand}
             for p in self.players
         ]
         return out
