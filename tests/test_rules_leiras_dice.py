@@ -315,3 +315,11 @@ def test_golden_record_replays_to_its_slate(path):
         if key == "reveal":
             got = {k: got[k] for k in value}
         assert json.loads(json.dumps(got)) == value, key
+
+
+def test_tally_counts_challenges_and_bluffs():
+    state = play(table(), Bid(ANN, 2, 3), Bid(BOB, 3, 3), Challenge(CY), reveal(3, 3, *[1] * 13))
+    tally = GAME.tally(state)
+    assert tally[CY] == {"calls": 1, "correct_calls": 1, "bluffs": 0, "bluffs_worked": 0, "dice_lost": 0}
+    assert tally[BOB] == {"calls": 0, "correct_calls": 0, "bluffs": 1, "bluffs_worked": 0, "dice_lost": 1}
+    assert tally[ANN]["bluffs"] == 0

@@ -361,6 +361,8 @@ def test_slate_shows_bids_as_the_rule_text_writes_them():
     state = play(tavern(), Bid(ANN, 1, 5), Bid(BOB, 3, 4))
     slate = GAME.slate(state)
     assert slate.current == "Bob bids 3 fours" and slate.scoring == "dice"
+    assert slate.players[0].hand == "Commoner: 5d6"
+    assert "upgrade_die" in GAME.prompt(state).wants and "discard" not in GAME.prompt(state).wants
     assert "Ann bids 1 five" in slate.history
     state = play(state, Challenge(CY), reveal(*[4] * 15))
     assert state.reveal.lines[0] == "Ann: d6 4, d6 4, d6 4, d6 4, d6 4"
@@ -370,6 +372,15 @@ def test_reveal_lines_show_big_dice_score_values():
     state = play(tavern(["Gambler", "Commoner"], players=("Ann", "Bob")), Bid(ANN, 1, 6), Challenge(BOB))
     state = play(state, reveal(1, 2, 3, 19, 1, 1, 1, 1, 1))
     assert state.reveal.lines[0] == "Ann: d6 1, d6 2, d6 3, d20 19 {6,6,6,1}"
+
+
+def test_tally_counts_challenges_and_bluffs_checked_at_the_reveal():
+    state = play(tavern(), Bid(ANN, 3, 5), Bid(BOB, 4, 5), Bid(CY, 5, 2), Challenge(ANN))
+    state = play(state, reveal(5, 5, 5, 1, 1, *[3] * 10))  # three 5s, no 2s: Bob's and Cy's bids were false
+    tally = GAME.tally(state)
+    assert tally[ANN] == {"calls": 1, "correct_calls": 1, "bluffs": 0, "bluffs_worked": 0, "dice_lost": 0}
+    assert tally[BOB] == {"calls": 0, "correct_calls": 0, "bluffs": 1, "bluffs_worked": 1, "dice_lost": 0}
+    assert tally[CY] == {"calls": 0, "correct_calls": 0, "bluffs": 1, "bluffs_worked": 0, "dice_lost": 1}
 
 
 def test_legal_actions_are_all_accepted():

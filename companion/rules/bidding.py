@@ -53,6 +53,8 @@ class TableState(GameState):
     rolloff: tuple[int, ...] = ()  # seats still in the roll-off for the start
     rolls: tuple[tuple[int, int], ...] = ()  # (seat, total) in this pass of the roll-off
     reveal: RevealView | None = None  # the latest reveal, for the slate
+    round_bids: tuple[Bid, ...] = ()  # this round's bids, checked at the reveal for the statistics
+    tallies: tuple[tuple[int, int, int, int], ...] = ()  # per seat: calls, correct calls, bluffs, bluffs that worked
 
     def dice(self, seat: int) -> int:
         return len(self.hands[seat])
@@ -94,8 +96,16 @@ class BiddingGame(Game):
     def reveal_request(self, state: TableState) -> DiceRequest:
         raise NotImplementedError
 
-    def count_reveal(self, state: TableState, reading: DiceObserved) -> tuple[int, str, tuple[str, ...]]:
-        """Check the reading, return (count found, "what was found", lines per seat)."""
+    def check_reading(self, state: TableState, reading: DiceObserved) -> tuple[str, ...]:
+        """Refuse a reveal reading that does not fit the dice in play; return lines for the slate."""
+        raise NotImplementedError
+
+    def count(self, state: TableState, reading: DiceObserved, bid: Bid) -> int:
+        """How much of `bid` the (checked) reading shows: dice of its face, or the total."""
+        raise NotImplementedError
+
+    def found_text(self, state: TableState, bid: Bid, found: int) -> str:
+        """ "two 4s on the table" """
         raise NotImplementedError
 
     def lose_die(self, state: TableState, loser: int, gainer: int | None) -> TableState:
@@ -119,7 +129,7 @@ class BiddingGame(Game):
         n = len(players)
         state = self.state_class(
             players=players, options=options, hands=hands, dealt=tuple(len(h) for h in hands),
-            lost=(0,) * n, given=(0,) * n, rolloff=tuple(range(n)),
+            lost=(0,) * n, given=(0,) * n, rolloff=tuple(range(n)), tallies=((0, 0, 0, 0),) * n,
         )
         if dict(options).get("start") == "seat0":
             return self.new_round(state, 0)
@@ -159,7 +169,8 @@ class BiddingGame(Game):
         seat = self.check_turn(state, bid.seat, "bid")
         self.check_bid(state, bid)
         line = f"{state.players[seat]} bids {self.bid_text(state, bid)}"
-        return replace(state, bid=bid, turn=self.next_seat(state, seat), history=state.history + (line,))
+        return replace(state, bid=bid, turn=self.next_seat(state, seat), round_bids=state.round_bids + (bid,),
+                       history=state.history + (line,))
 
     def _challenge(self, state: TableState, challenge: Challenge) -> TableState:
         seat = self.check_turn(state, challenge.seat, "challenge")
@@ -170,7 +181,9 @@ class BiddingGame(Game):
 
     def _reveal(self, state: TableState, reading: DiceObserved) -> TableState:
         bid = state.bid
-        found, what, lines = self.count_reveal(state, reading)
+        lines = self.check_reading(state, reading)
+        found = self.count(state, reading, bid)
+        what = self.found_text(state, bid, found)
         holds = found >= bid.quantity
         bidder, challenger = bid.seat, state.challenger
         loser = challenger if holds else bidder
@@ -184,10 +197,27 @@ class BiddingGame(Game):
             outcome = [f"{state.players[loser]} has no die left to lose"]
         awards = ((loser, -1),) + (((gainer, 1),) if gainer is not None else ()) if state.hands[loser] else ()
         view = RevealView(dice=tuple(reading.values), verdict=verdict, lines=tuple(lines) + tuple(outcome), awards=awards)
-        state = replace(state, reveal=view, loser=loser, history=state.history + (verdict + "; " + outcome[0],))
+        state = replace(state, reveal=view, loser=loser, tallies=self._tallied(state, reading, holds),
+                        history=state.history + (verdict + "; " + outcome[0],))
         if not state.hands[loser]:
             return self.end_round(state)
         return self.lose_die(state, loser, gainer)
+
+    def _tallied(self, state: TableState, reading: DiceObserved, holds: bool) -> tuple[tuple[int, int, int, int], ...]:
+        """The statistics after a reveal: every bid of the round is checked against the dice shown."""
+        rows = [list(row) for row in state.tallies]
+        rows[state.challenger][0] += 1
+        rows[state.challenger][1] += 0 if holds else 1
+        for index, bid in enumerate(state.round_bids):
+            if self.count(state, reading, bid) < bid.quantity:
+                rows[bid.seat][2] += 1
+                rows[bid.seat][3] += 1 if index < len(state.round_bids) - 1 else 0
+        return tuple(tuple(row) for row in rows)
+
+    def tally(self, state: TableState) -> dict[int, dict[str, int]]:
+        """Challenges made and won, false bids (bluffs) and false bids nobody caught, dice lost."""
+        keys = ("calls", "correct_calls", "bluffs", "bluffs_worked")
+        return {seat: {**dict(zip(keys, row)), "dice_lost": state.lost[seat]} for seat, row in enumerate(state.tallies)}
 
     # --- rounds -------------------------------------------------------------------
 
@@ -206,7 +236,7 @@ class BiddingGame(Game):
 
     def new_round(self, state: TableState, starter: int) -> TableState:
         state = replace(state, phase=BIDDING, round=state.round + 1, starter=starter, turn=starter, bid=None,
-                        challenger=None, rolloff=(), rolls=())
+                        challenger=None, rolloff=(), rolls=(), round_bids=())
         return self.round_reset(state)
 
     def settle_outs(self, state: TableState) -> TableState:
@@ -253,7 +283,8 @@ class BiddingGame(Game):
             return Prompt(BIDDING, text, seats=(state.turn,), wants=("bid", "challenge"))
         if state.phase == REVEAL:
             request = self.reveal_request(state)
-            return Prompt(REVEAL, f"Reveal: show all {request.count} dice", wants=("dice",), dice=request)
+            how = "the host types in the faces of" if request.kind == "polyhedral" else "show"
+            return Prompt(REVEAL, f"Reveal: {how} all {request.count} dice", wants=("dice",), dice=request)
         extra = self.extra_prompt(state)
         if extra is None:
             raise IllegalAction("phase", f"unknown phase {state.phase!r}")

@@ -82,17 +82,20 @@ class LeirasDiceGame(BiddingGame):
     def reveal_request(self, state: TableState) -> DiceRequest:
         return DiceRequest(kind="pips", count=state.in_play, purpose="reveal")
 
-    def count_reveal(self, state: TableState, reading: DiceObserved):
+    def check_reading(self, state: TableState, reading: DiceObserved) -> tuple[str, ...]:
         values = tuple(reading.values)
         if len(values) != state.in_play:
             raise IllegalAction("dice count", f"{state.in_play} dice are in play but {len(values)} were read")
         check_pips(values, state.in_play, "the reveal")
-        bid = state.bid
+        return ()
+
+    def count(self, state: TableState, reading: DiceObserved, bid: Bid) -> int:
+        return sum(reading.values) if bid.face is None else tuple(reading.values).count(bid.face)
+
+    def found_text(self, state: TableState, bid: Bid, found: int) -> str:
         if bid.face is None:
-            total = sum(values)
-            return total, f"the dice total {total}", ()
-        found = values.count(bid.face)
-        return found, f"{quantity_word(found)} {face_plural(bid.face, found)} on the table", ()
+            return f"the dice total {found}"
+        return f"{quantity_word(found)} {face_plural(bid.face, found)} on the table"
 
     def bid_candidates(self, state: TableState) -> list[Bid]:
         seat, last = state.turn, state.bid

@@ -192,23 +192,33 @@ class TrickstersTavernGame(BiddingGame):
         hands = tuple((seat, hand) for seat, hand in enumerate(state.hands) if hand)
         return DiceRequest(kind="polyhedral", count=state.in_play, hands=hands, purpose="reveal")
 
-    def count_reveal(self, state: TavernState, reading: DiceObserved):
+    def check_reading(self, state: TavernState, reading: DiceObserved) -> tuple[str, ...]:
+        """Faces in the order of the request: seat by seat, each hand smallest die first."""
         faces = tuple(reading.values)
         if len(faces) != state.in_play:
             raise IllegalAction("dice count", f"{state.in_play} dice are in play but {len(faces)} faces were given")
-        found, lines, faces_left = 0, [], list(faces)
-        for seat, hand in enumerate(state.hands):
-            shown = []
-            for size in hand:
-                face = faces_left.pop(0)
-                if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= size:
-                    raise IllegalAction("dice faces", f"{state.players[seat]}'s {size_name(size)} cannot show {face!r}")
-                values = score_values(size, face, wild=self.is_wild(state, seat, size, face))
-                found += counted(values, state.bid.face)
-                shown.append(f"{size_name(size)} {face}" + (f" {{{','.join(map(str, values))}}}" if values != (face,) else ""))
-            if hand:
-                lines.append(f"{state.players[seat]}: " + ", ".join(shown))
-        return found, f"{value_text(found, state.bid.face)} counted", tuple(lines)
+        lines = []
+        for seat, size, face, values in self.scored(state, faces):
+            if not lines or not lines[-1].startswith(f"{state.players[seat]}: "):
+                lines.append(f"{state.players[seat]}: ")
+            else:
+                lines[-1] += ", "
+            lines[-1] += f"{size_name(size)} {face}" + (f" {{{','.join(map(str, values))}}}" if values != (face,) else "")
+        return tuple(lines)
+
+    def scored(self, state: TavernState, faces: tuple):
+        """(seat, size, face, score values) for each die, refusing a face its die does not have."""
+        dice = [(seat, size) for seat, hand in enumerate(state.hands) for size in hand]
+        for (seat, size), face in zip(dice, faces):
+            if isinstance(face, bool) or not isinstance(face, int) or not 1 <= face <= size:
+                raise IllegalAction("dice faces", f"{state.players[seat]}'s {size_name(size)} cannot show {face!r}")
+            yield seat, size, face, score_values(size, face, wild=self.is_wild(state, seat, size, face))
+
+    def count(self, state: TavernState, reading: DiceObserved, bid: Bid) -> int:
+        return sum(counted(values, bid.face) for _, _, _, values in self.scored(state, tuple(reading.values)))
+
+    def found_text(self, state: TavernState, bid: Bid, found: int) -> str:
+        return f"{value_text(found, bid.face)} counted"
 
     @staticmethod
     def is_wild(state: TavernState, seat: int, size: int, face: int) -> bool:
@@ -350,6 +360,19 @@ class TrickstersTavernGame(BiddingGame):
                     f"(green: the smallest, {hand_text(state.hands[seat][:extra])})")
             return Prompt(CUT, text, seats=(seat,), wants=("discard",))
         return None
+
+    def prompt(self, state: TavernState) -> Prompt:
+        prompt = super().prompt(state)
+        if state.phase in (BIDDING, REVEAL) and not state.finished:
+            return replace(prompt, wants=prompt.wants + tuple(a.kind for a in HOST_ACTIONS))
+        return prompt
+
+    def slate(self, state: TavernState):
+        """Hands are public at the Tavern (sizes, never faces): each seat shows its class and dice."""
+        slate = super().slate(state)
+        classes = [parse_card(line).name for line in state.option("classes")]
+        players = tuple(replace(view, hand=f"{classes[view.seat]}: {hand_text(state.hands[view.seat])}") for view in slate.players)
+        return replace(slate, players=players)
 
     def on_button(self, state: TavernState, seat: int | None, button: str) -> Event | None:
         if button == "green" and not state.finished and state.phase in (DISCARD, CUT):
