@@ -54,7 +54,8 @@
         const t = document.createElementNS(ns, "text");
         t.setAttribute("x", x + bw / 2); t.setAttribute("y", y - size * 0.3 < size ? y + bh + size : y - size * 0.3);
         t.setAttribute("font-size", size); t.setAttribute("text-anchor", "middle");
-        t.textContent = (i + 1) + ": " + faceText(d.value);
+        const colour = COLOURS[d.value];
+        t.textContent = colour ? colour.shape + " " + colour.word : String(d.value);
         g.append(r, t);
         if (onPick) g.addEventListener("click", () => onPick(i, d));
         svg.append(g);

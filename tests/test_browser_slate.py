@@ -1,0 +1,253 @@
+"""The slate and the host panel in headless Chromium, served by waitress as in production.
+
+A Tregald turn is played from the host panel's virtual buttons while the slate follows
+live (no reload), the reveal arrives with a recorded photo, a misread die is fixed by
+tapping it, and the slate survives a server restart. Screenshots land in artifacts/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+import waitress
+
+from companion.table import Table
+from web_app import PIN, make_app
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
+SIZES = {"landscape": (1280, 800), "portrait": (800, 1280), "phone": (390, 844)}
+
+pytestmark = pytest.mark.browser
+
+if not (os.path.exists(CHROMIUM) and shutil.which(CHROMIUM)):
+    if os.environ.get("CI"):
+        raise RuntimeError(f"browser tests need {CHROMIUM} under CI")
+    pytest.skip(f"{CHROMIUM} is not installed", allow_module_level=True)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+class Server:
+    """waitress on 127.0.0.1 in a background thread; restartable on the same port."""
+
+    def __init__(self, app, port: int = 0):
+        self.app = app
+        self.server = waitress.create_server(app, host="127.0.0.1", port=port, threads=12, channel_timeout=30)
+        self.port = self.server.effective_port
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        """Like a process exit: the listener and every open connection close."""
+        self.server.close()
+        for channel in list(self.server._map.values()):
+            channel.close()
+        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
+        self.thread.join(timeout=5)
+
+
+def dice_photo() -> tuple[bytes, list[tuple[int, int, int, int]]]:
+    """A small JPEG of five coloured cubes on felt, with their boxes."""
+    image = np.full((360, 640, 3), (40, 90, 40), np.uint8)
+    colours = [(40, 40, 215), (40, 40, 215), (40, 40, 215), (215, 110, 40), (215, 110, 40)]  # BGR: red x3, blue x2
+    boxes = []
+    for i, colour in enumerate(colours):
+        x, y = 60 + i * 110, 140 + (i % 2) * 40
+        cv2.rectangle(image, (x, y), (x + 70, y + 70), colour, -1)
+        boxes.append((x, y, 70, 70))
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    assert ok
+    return data.tobytes(), boxes
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def served():
+    table = Table()
+    table.set_device_status("buttons", "missing", "no GPIO: use the host panel")
+    app, _ = make_app(table, sse_heartbeat=0.3, title="Thursday table")
+    server = Server(app)
+    yield server, table, app
+    server.stop()
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def layout_problems(page) -> list[str]:
+    """Horizontal overflow, and key slate areas that overlap each other."""
+    return page.evaluate("""() => {
+        const problems = [];
+        const doc = document.documentElement;
+        if (doc.scrollWidth > window.innerWidth) problems.push(`page is ${doc.scrollWidth}px wide in ${window.innerWidth}px`);
+        const names = [".bar", ".play", ".scores", ".history", ".join", "#prompt", "#current", "#reveal", "#players"];
+        const boxes = names.map((n) => [n, document.querySelector(n)])
+            .filter(([n, e]) => e && e.offsetParent !== null)
+            .map(([n, e]) => [n, e.getBoundingClientRect(), e]);
+        for (const [n, r] of boxes) if (r.right > window.innerWidth + 0.5 || r.left < -0.5) problems.push(`${n} sticks out`);
+        for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+            const [a, ra, ea] = boxes[i], [b, rb, eb] = boxes[j];
+            if (ea.contains(eb) || eb.contains(ea)) continue;
+            const w = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+            const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+            if (w > 1 && h > 1) problems.push(`${a} overlaps ${b}`);
+        }
+        for (const e of document.querySelectorAll(".player .name, .bar-stage, .verdict, .prompt")) {
+            if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).textOverflow !== "ellipsis") problems.push(`text overflows in ${e.className}`);
+        }
+        return problems;
+    }""")
+
+
+def check_all_sizes(page, name: str) -> None:
+    for label, (width, height) in SIZES.items():
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(50)
+        assert layout_problems(page) == [], f"{name} at {label}"
+        if label == "landscape":
+            fits = page.evaluate("document.documentElement.scrollHeight <= window.innerHeight")
+            assert fits, f"{name}: the landscape slate should fit the screen without scrolling"
+        shot(page, f"slate-{name}-{label}")
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def log_in(page, url: str) -> None:
+    page.goto(url + "/host")
+    page.fill("input[name=pin]", PIN)
+    page.click("button[type=submit]")
+    page.wait_for_selector("#h-title")
+
+
+def test_a_tregald_turn_played_from_the_host_panel_shows_live_on_the_slate(browser, served):
+    server, table, app = served
+    slate = browser.new_page(viewport={"width": 1280, "height": 800})
+    slate.goto(server.url + "/")
+    slate.evaluate("window.notReloaded = true")
+    slate.wait_for_selector("#live[data-state=live]")
+    assert slate.inner_text("#prompt") == "Waiting for the host to start a game"
+    assert "buttons: no GPIO" in slate.inner_text("#devices")
+    check_all_sizes(slate, "idle")
+
+    host = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(host, server.url)
+    host.select_option("#start-game", "tregald")
+    host.fill("textarea[name=players]", "Ann\nBen\nCara\nDevika")
+    host.fill("fieldset[data-game=tregald] input[name='option.rounds']", "1")
+    host.click("#f-start button[type=submit]")
+    slate.wait_for_function("document.getElementById('prompt').textContent === 'Ann declares'")
+    assert slate.inner_text("#game-title") == "Tregald"
+    assert "Round 1 of 1" in slate.inner_text("#stage")
+
+    host.wait_for_selector("#f-declaration:not([hidden])")
+    host.fill("#f-declaration input[name=count]", "2")
+    host.select_option("#f-declaration select[name=face]", "red")
+    host.click("#f-declaration button[type=submit]")
+    slate.wait_for_function("document.getElementById('current').textContent === 'Ann declares 2 red'")
+
+    host.click("#seat-buttons .seat-row:nth-child(2) button[data-button=green]")
+    slate.wait_for_function("document.getElementById('prompt').textContent === 'Calls in: 1 of 3'")
+    host.click("#seat-buttons .seat-row:nth-child(3) button[data-button=yellow]")
+    host.click("#seat-buttons .seat-row:nth-child(1) button[data-button=green]")  # the Tregald: means nothing
+    host.wait_for_selector(".host-message.error-message")
+    assert "means nothing now" in host.inner_text("#message")
+    host.click("#seat-buttons .seat-row:nth-child(4) button[data-button=green]")
+    slate.wait_for_function("document.getElementById('prompt').textContent.startsWith('All calls in')")
+    text = slate.inner_text("body")
+    assert "yellow" not in text.lower() and "green" not in text.lower()  # calls stay secret
+    check_all_sizes(slate, "calls")
+
+    photo, boxes = dice_photo()
+    assert table.offer_reading(["red", "red", "red", "blue", "blue"], boxes=boxes, photo=photo) == "applied"
+    slate.wait_for_selector("#reveal:not([hidden]) #photo:not([hidden])")
+    slate.wait_for_function("document.getElementById('photo-img').naturalWidth === 640")
+    assert slate.locator("#dice .die").count() == 5
+    assert slate.locator("#dice .die-red .die-word").first.inner_text().lower() == "red"  # colour has a word
+    assert slate.locator("#photo-marks text").count() == 5
+    assert slate.inner_text("#verdict").startswith("False")
+    check_all_sizes(slate, "reveal")
+
+    # the host taps the misread die on the photo and picks its real value
+    host.wait_for_selector("#fix-frame:not([hidden]) #fix-marks .mark")
+    host.wait_for_timeout(100)
+    host.screenshot(path=str(ARTIFACTS / "host-reveal.png"), full_page=True)
+    host.locator("#fix-marks .mark").nth(2).click()
+    host.click("#picker-values button:has-text('blue')")
+    slate.wait_for_function("document.getElementById('verdict').textContent.startsWith('True')")
+    assert [e.kind for e in table.session.record.events][-1] == "amend"
+    assert slate.evaluate("window.notReloaded") is True
+
+
+def test_slate_reconnects_after_a_server_restart_and_resynchronises(browser, served):
+    server, table, app = served
+    slate = browser.new_page(viewport={"width": 1280, "height": 800})
+    slate.goto(server.url + "/")
+    slate.evaluate("window.notReloaded = true")
+    slate.wait_for_selector("#live[data-state=live]")
+    port = server.port
+    server.stop()
+    slate.wait_for_selector("#live[data-state=reconnecting]", timeout=5000)
+    table.start_game("val-des", ["Ann", "Ben"])  # changes while the slate is away
+    restarted = Server(app, port)
+    try:
+        slate.wait_for_selector("#live[data-state=live]", timeout=8000)
+        slate.wait_for_function("document.getElementById('game-title').textContent === 'Val-Des'", timeout=5000)
+        assert slate.evaluate("window.notReloaded") is True
+    finally:
+        slate.close()
+        restarted.stop()
+
+
+def test_streams_end_when_the_slates_go_away(browser, served):
+    server, table, app = served
+    streams = app.extensions["companion"]["streams"]
+    pages = [browser.new_page() for _ in range(3)]
+    for page in pages:
+        page.goto(server.url + "/")
+        page.wait_for_selector("#live[data-state=live]")
+    assert streams.open == 3
+    for page in pages:
+        page.close()
+    deadline = time.monotonic() + 5
+    while streams.open and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert streams.open == 0
+
+
+def test_phone_slate_and_host_pages_do_not_overflow(browser, served):
+    server, table, app = served
+    table.start_game("gyvahrs", ["Annabel-Longname", "Ben", "Cara", "Dmitri", "Eve"])
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(server.url + "/")
+    page.wait_for_selector("#live[data-state=live]")
+    assert layout_problems(page) == []
+    shot(page, "slate-gyvahrs-phone")
+    log_in(page, server.url)
+    page.wait_for_selector("#f-stake:not([hidden])")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path=str(ARTIFACTS / "host-phone.png"), full_page=True)
+    for path in ("/games", "/stats"):
+        page.goto(server.url + path)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
