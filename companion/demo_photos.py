@@ -13,8 +13,8 @@ Photos: companion/data/demo/ (rendered scenes; manifest.json says what each show
 
 from __future__ import annotations
 
-import itertools
 import json
+import random
 import threading
 import time
 from dataclasses import dataclass
@@ -54,14 +54,14 @@ class DemoCamera:
     """A FrameSource that shows a photo fitting `table.expected_dice()`."""
 
     def __init__(self, table, folder: Path | None = None, *, cup_seconds: float = 1.0,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, seed: int | None = None):
         self.table = table
         self.folder = folder or demo_folder()
         manifest = load_manifest(self.folder)
         self._photos: dict[tuple[str, int], list[dict[str, Any]]] = {}
         for entry in manifest["scenes"]:
             self._photos.setdefault((entry["kind"], len(entry["dice"])), []).append(entry)
-        self._turns = itertools.count()
+        self._rng = random.Random(seed)
         self._cup_seconds = cup_seconds
         self._clock = clock
         self._lock = threading.Lock()
@@ -71,6 +71,8 @@ class DemoCamera:
         self._scene: Scene | None = None
         self._frame: np.ndarray | None = None
         self.shown: Scene | None = None  # what the last frame handed out shows (None: empty table)
+        self.last_scene: Scene | None = None  # the last scene with dice handed out
+        self._lift = False
 
     def kinds(self) -> dict[str, list[int]]:
         """Dice counts with a photo of their own, per kind."""
@@ -83,18 +85,25 @@ class DemoCamera:
         request = self.table.expected_dice()
         with self._lock:
             if request is None or request.kind not in CAMERA_KINDS:
-                self._key, self.shown = None, None
+                self._key, self.shown, self._lift = None, None, False
                 return self._empty.copy()
             session = self.table.session
             key = (self.table.game_id, len(session.record.events) if session else 0, request.kind, request.count)
             if key != self._key:
                 self._key, self._since = key, self._clock()
                 self._scene, self._frame = self.compose(request.kind, request.count)
+            if self._lift:
+                self._since, self._lift = float("-inf"), False
             if self._frame is None or self._clock() - self._since < self._cup_seconds:
                 self.shown = None  # the cup is still over the dice (or no photo fits)
                 return self._empty.copy()
-            self.shown = self._scene
+            self.shown = self.last_scene = self._scene
             return self._frame.copy()
+
+    def lift_cup(self) -> None:
+        """The reveal button: the next picture shows the dice at once."""
+        with self._lock:
+            self._lift = True
 
     def compose(self, kind: str, count: int) -> tuple[Scene | None, np.ndarray | None]:
         """A scene of exactly `count` dice of `kind`: one photo, or several side by side."""
@@ -118,17 +127,16 @@ class DemoCamera:
         return scene, np.hstack(images) if len(images) > 1 else images[0]
 
     def _pick(self, kind: str, count: int) -> list[dict[str, Any]]:
+        """Photos adding up to `count` dice: mostly the fewest pictures, sometimes a mix
+        (so that throws differ from turn to turn, as real ones do)."""
         counts = sorted((c for k, c in self._photos if k == kind), reverse=True)
-        if not counts or count < 1:
-            return []
-        turn = next(self._turns)
         chosen, left = [], count
         while left > 0:
-            size = next((c for c in counts if c <= left), None)
-            if size is None:
+            fitting = [c for c in counts if c <= left]
+            if not fitting:
                 return []
-            options = self._photos[(kind, size)]
-            chosen.append(options[(turn + len(chosen)) % len(options)])
+            size = fitting[0] if self._rng.random() < 0.7 else self._rng.choice(fitting)
+            chosen.append(self._rng.choice(self._photos[(kind, size)]))
             left -= size
         return chosen
 

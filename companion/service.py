@@ -65,6 +65,7 @@ class TableService:
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
         self._lock_file = None
+        self._before_reveal: Callable[[], None] = lambda: None
 
     # --- start ------------------------------------------------------------------------
 
@@ -136,6 +137,7 @@ class TableService:
             from companion.demo_photos import DemoCamera
 
             camera = DemoCamera(self.table)
+            self._before_reveal = camera.lift_cup
             opener = opener or (lambda: camera)
             make_reader = make_reader or (lambda: demo_reader(camera, self.config.vision))
         if opener is None:
@@ -161,7 +163,7 @@ class TableService:
             settings["slate_url"] = web.public_url
         if web.sse_max_seconds is not None:
             settings["sse_max_seconds"] = web.sse_max_seconds
-        return create_app(self.table, settings, on_reveal=self.desk.reveal_now)
+        return create_app(self.table, settings, on_reveal=self.reveal_now)
 
     def _build_server(self):
         from waitress import create_server
@@ -199,6 +201,7 @@ class TableService:
     def handle_press(self, press) -> None:
         button = press.button.value
         if button == "reveal":
+            self._before_reveal()
             self.desk.request_reveal()
             return
         seat = press.seat
@@ -210,6 +213,11 @@ class TableService:
                 return
         except IllegalAction as exc:
             log.debug("press at seat %s refused: %s", press.seat, exc)
+
+    def reveal_now(self) -> str:
+        """The host panel's reveal button: read the dice now and say what happened."""
+        self._before_reveal()
+        return self.desk.reveal_now()
 
     def _player_count(self) -> int:
         session = self.table.session

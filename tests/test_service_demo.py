@@ -1,0 +1,183 @@
+"""The demo: bundled photos stand in for the camera, and every game can be played to the end."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+from companion.config import parse_config
+from companion.demo_photos import DemoCamera, ManifestReader, demo_folder, load_manifest
+from companion.reveal import CAMERA_KINDS, RevealDesk
+from companion.rules import DiceObserved, DiceRequest, all_games
+from companion.service import TableService
+from companion.simulate import player_names
+
+
+class StubTable:
+    """Just what DemoCamera looks at."""
+
+    def __init__(self, request):
+        self.request = request
+        self.game_id = "1"
+        self.session = None
+
+    def expected_dice(self):
+        return self.request
+
+
+def test_the_manifest_describes_every_bundled_photo():
+    folder = demo_folder()
+    manifest = load_manifest()
+    files = {entry["file"] for entry in manifest["scenes"]} | {e["file"] for e in manifest["spike_teaching"]}
+    assert files == {p.name for p in folder.glob("*.jpg")}
+    for scene in manifest["scenes"]:
+        assert scene["kind"] in CAMERA_KINDS
+        assert len(scene["dice"]) == len(scene["boxes"]) >= 1
+        assert scene["source"].startswith("rendered-dev/")
+    assert sorted(e["face"] for e in manifest["spike_teaching"]) == [1, 2, 3, 4, 5, 6]
+    assert (folder / "README.md").exists()
+
+
+def test_the_cup_stays_on_a_moment_then_a_photo_with_the_expected_dice_shows():
+    clock = [0.0]
+    table = StubTable(None)
+    camera = DemoCamera(table, cup_seconds=1.0, clock=lambda: clock[0])
+    empty = camera.read()
+    assert camera.shown is None
+    table.request = DiceRequest("chance", 5)
+    assert np.array_equal(camera.read(), empty) and camera.shown is None  # cup still on
+    clock[0] = 1.5
+    frame = camera.read()
+    assert camera.shown.kind == "chance" and len(camera.shown.values) == 5
+    assert not np.array_equal(frame, empty)
+
+
+def test_more_dice_than_any_photo_has_are_shown_side_by_side():
+    table = StubTable(DiceRequest("pips", 15))
+    camera = DemoCamera(table, cup_seconds=0)
+    frame = camera.read()
+    scene = camera.shown
+    assert len(scene.values) == 15 and len(scene.files) >= 3
+    assert all(v in range(1, 7) for v in scene.values)
+    assert all(0 <= x1 < x2 <= frame.shape[1] and 0 <= y1 < y2 <= frame.shape[0] for x1, y1, x2, y2 in scene.boxes)
+    sight = ManifestReader(camera).read(frame, "pips")
+    assert sight.values == scene.values and not sight.flagged
+
+
+def test_every_dice_request_of_the_five_games_has_a_picture():
+    for kind, counts in (("chance", [1, 5]), ("spike", [1, 2, 5]), ("pips", range(1, 31))):
+        for count in counts:
+            _, frame = DemoCamera(StubTable(None), cup_seconds=0).compose(kind, count)
+            assert frame is not None, (kind, count)
+
+
+class NeverReady:
+    """Only the reveal button reads (keeps the test in step with the camera thread)."""
+
+    def feed(self, frame, t):
+        return "waiting"
+
+
+def _demo_service(tmp_path, *, auto=False):
+    config = parse_config({"web": {"host": "127.0.0.1", "threads": 8}})
+    service = TableService(config, tmp_path, demo=True, port=0, ready=None if auto else NeverReady)
+    service.start()
+    camera = service.desk._open_camera()
+    camera._cup_seconds = 0.3
+    return service, camera
+
+
+def _play(service, camera, game, seed):
+    rng = random.Random(seed)
+    table = service.table
+    table.start_game(game, player_names(3))
+    rules = table.session.game
+    camera_reads = 0
+    for _ in range(3000):
+        if table.session.finished:
+            return camera_reads
+        request = table.expected_dice()
+        if request is None:
+            table.submit(rng.choice(rules.legal_actions(table.session.state)))
+        elif request.kind in CAMERA_KINDS:
+            before = len(table.session.record.events)
+            answer = service.reveal_now()
+            shown = camera.last_scene
+            assert shown is not None and len(shown.values) == request.count, answer
+            if answer.startswith("read"):
+                last = table.session.record.events[-1]
+                assert len(table.session.record.events) == before + 1
+                assert isinstance(last, DiceObserved) and last.values == shown.values  # never silently wrong
+            else:
+                assert answer.startswith("held"), answer
+                table.confirm_reading(list(shown.values))  # the host's one-tap fix
+            camera_reads += 1
+        else:  # polyhedral dice are typed in on the host panel
+            table.confirm_reading(list(rules.sample_reading(table.session.state, rng).values))
+    raise AssertionError(f"{game} did not finish")
+
+
+@pytest.mark.parametrize("game", [g.name for g in all_games()])
+def test_a_whole_game_can_be_played_in_the_demo(tmp_path, game):
+    service, camera = _demo_service(tmp_path)
+    try:
+        reads = _play(service, camera, game, seed=5)
+        assert reads > 0  # at least one throw went through the camera path
+        assert service.store.list_games()[-1]["finished"]
+    finally:
+        service.stop()
+
+
+def test_in_the_demo_dice_are_read_when_the_cup_comes_off_without_any_button(tmp_path):
+    service, camera = _demo_service(tmp_path, auto=True)
+    try:
+        table = service.table
+        table.start_game("val-des", player_names(2))
+        rng = random.Random(1)
+        while table.expected_dice() is None:
+            table.submit(rng.choice(table.session.game.legal_actions(table.session.state)))
+        before = len(table.session.record.events)
+        deadline = time.monotonic() + 10
+        while len(table.session.record.events) == before and not table.snapshot()["held"]:
+            assert time.monotonic() < deadline, "the demo camera never read the dice"
+            time.sleep(0.05)
+        assert table.session.record.events[-1].values == camera.last_scene.values
+        assert table.snapshot()["photo"] is not None  # the slate shows the annotated photo
+    finally:
+        service.stop()
+
+
+def test_companion_demo_prints_the_url_and_pin_and_stops_on_sigterm(tmp_path):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "companion", "demo", "--port", "0", "--data-dir", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        lines, url, pin = [], None, None
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and pin is None:
+            line = process.stdout.readline()
+            lines.append(line)
+            url = url or (re.search(r"Slate:\s+(http://127\.0\.0\.1:\d+/)", line) or [None, None])[1]
+            pin = (re.search(r"Host PIN:\s+(\d{6})", line) or [None, None])[1]
+        assert url and pin, "".join(lines)
+        with urllib.request.urlopen(url + "api/state", timeout=5) as response:
+            state = json.loads(response.read())
+        assert state["devices"]["buttons"]["status"] == "demo"
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(15) == 0
+        rest = process.stdout.read()
+        assert pin not in rest and sum(pin in line for line in lines) == 1  # printed once, never logged
+    finally:
+        if process.poll() is None:
+            process.kill()
