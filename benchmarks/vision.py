@@ -1,0 +1,139 @@
+"""Benchmark the dice reader on the labelled photo sets.
+
+    .venv/bin/python benchmarks/vision.py [--sets byler,matteop,rendered] [--split all|heldout|train]
+                                          [--details FILE.jsonl] [--speed N]
+
+Per set (rendered split by kind): images read exactly right and unflagged, silent errors
+(unflagged but wrong), flagged, and die-level recall/precision by centre matching. An
+image is right when its count and multiset of values match the labels and it is not
+flagged. Speed: frames resized to 1280x960, read on one core (cv2.setNumThreads(1)),
+median whole read and median per stage.
+The held-out split is the one the models never trained on (scripts/vision/dataset.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import zlib
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from hardware.vision import SpikeProfile, read_dice, teach_spike  # noqa: E402
+
+DATASETS = ROOT.parent / "shared" / "datasets"
+SETS = {"byler": DATASETS / "photos/byler-train", "matteop": DATASETS / "photos/matteop-train",
+        "rendered": DATASETS / "rendered-dev"}
+MODE = {"pip": "pips", "chance": "chance", "spike-A": "spike"}
+
+
+def held_out(name: str) -> bool:
+    return zlib.crc32(Path(name).name.encode()) % 5 == 0
+
+
+def match_dice(pred, boxes):
+    """Greedy centre matching: a detected die matches a label when its centre falls inside the
+    labelled box grown by half its size (matteop boxes cover only the pips). Returns pairs."""
+    pairs, used = [], set()
+    cand = []
+    for i, d in enumerate(pred):
+        px, py = (d["box"][0] + d["box"][2]) / 2, (d["box"][1] + d["box"][3]) / 2
+        for j, b in enumerate(boxes):
+            w, h = b[2] - b[0], b[3] - b[1]
+            g = 0.5 * max(w, h)
+            if b[0] - g <= px <= b[2] + g and b[1] - g <= py <= b[3] + g:
+                cand.append((np.hypot(px - (b[0] + b[2]) / 2, py - (b[1] + b[3]) / 2), i, j))
+    for _, i, j in sorted(cand):
+        if i not in {p[0] for p in pairs} and j not in used:
+            pairs.append((i, j))
+            used.add(j)
+    return pairs
+
+
+def teach_profile(entries, root) -> SpikeProfile:
+    profile = SpikeProfile()
+    for e in entries:
+        if e.get("kind") == "spike-A-enrol":
+            face = int(e["dice"][0])
+            profile, _ = teach_spike(profile, face, [cv2.imread(str(root / e["image"]))])
+    return profile
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sets", default="byler,matteop,rendered")
+    ap.add_argument("--split", default="all", choices=["all", "heldout", "train"])
+    ap.add_argument("--details", help="write one JSON line per image here")
+    ap.add_argument("--speed", type=int, default=40, help="frames timed at 1280x960 per set")
+    args = ap.parse_args()
+    cv2.setNumThreads(1)
+    details = open(args.details, "w") if args.details else None
+    summary = {}
+    speed_total, speed_stages = [], defaultdict(list)
+    for set_name in args.sets.split(","):
+        root = SETS[set_name]
+        entries = json.loads((root / "manifest.json").read_text())
+        profile = teach_profile(entries, root) if set_name == "rendered" else None
+        groups = defaultdict(lambda: Counter())
+        timed = 0
+        for e in entries:
+            kind = e.get("kind") or "pip"
+            if kind not in MODE:
+                continue
+            if args.split != "all" and held_out(e["image"]) != (args.split == "heldout"):
+                continue
+            frame = cv2.imread(str(root / e["image"]))
+            reading = read_dice(frame, MODE[kind], profile=profile)
+            pred = reading.to_json()["dice"]
+            truth = [b[4] for b in e["boxes"]]
+            exact = Counter(d["value"] for d in pred) == Counter(truth)
+            pairs = match_dice(pred, e["boxes"])
+            g = groups[f"{set_name}/{kind}"]
+            g["images"] += 1
+            g["right"] += exact and not reading.flagged
+            g["silent"] += (not exact) and not reading.flagged
+            g["flagged"] += reading.flagged
+            g["flagged_but_right"] += exact and reading.flagged
+            g["labelled"] += len(truth)
+            g["detected"] += len(pred)
+            g["matched"] += len(pairs)
+            g["value_ok"] += sum(pred[i]["value"] == e["boxes"][j][4] for i, j in pairs)
+            if details:
+                details.write(json.dumps({"image": str(root / e["image"]), "kind": kind, "truth": truth,
+                                          "read": [d["value"] for d in pred], "flagged": reading.flagged,
+                                          "reason": reading.reason, "exact": exact, "matched": len(pairs)}) + "\n")
+            if timed < args.speed:
+                timed += 1
+                big = cv2.resize(frame, (1280, 960), interpolation=cv2.INTER_LINEAR)
+                stages: dict = {}
+                t0 = time.perf_counter()
+                read_dice(big, MODE[kind], profile=profile, timings=stages)
+                speed_total.append((time.perf_counter() - t0) * 1000)
+                for k, v in stages.items():
+                    speed_stages[k].append(v)
+        summary.update(groups)
+    print(f"split: {args.split}")
+    print(f"{'set/kind':<22}{'images':>7}{'right':>8}{'silent':>8}{'flagged':>8}{'fl+right':>9}{'recall':>8}{'precis':>8}{'val|match':>10}")
+    for name, g in summary.items():
+        n = g["images"]
+        pct = lambda k: f"{100 * g[k] / n:7.1f}%"  # noqa: E731
+        print(f"{name:<22}{n:>7}{pct('right')}{pct('silent')}{pct('flagged')}{100 * g['flagged_but_right'] / n:8.1f}%"
+              f"{100 * g['matched'] / max(1, g['labelled']):7.1f}%{100 * g['matched'] / max(1, g['detected']):7.1f}%"
+              f"{100 * g['value_ok'] / max(1, g['matched']):9.1f}%")
+    if speed_total:
+        print(f"speed at 1280x960, one core, {len(speed_total)} frames: median {statistics.median(speed_total):.1f} ms, "
+              f"p90 {np.percentile(speed_total, 90):.1f} ms")
+        print("  per stage (median ms): " + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in speed_stages.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

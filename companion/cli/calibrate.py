@@ -1,0 +1,88 @@
+"""`companion calibrate`: set the table region (ROI) and an optional empty-table photo.
+
+Writes the [vision] section of the config TOML, keeping every other section and every
+other [vision] setting as they were. Without --roi, a photo's full frame is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+SECTION = re.compile(r"^\s*\[\s*vision\s*\]\s*(#.*)?$")
+ANY_SECTION = re.compile(r"^\s*\[")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", required=True, help="config TOML to update (created if missing)")
+    parser.add_argument("--roi", help="table region x1,y1,x2,y2 in camera pixels")
+    parser.add_argument("--empty-table", metavar="IMAGE", help="photo of the empty table, as the camera sees it")
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return json.dumps(str(value))  # JSON string escapes are valid TOML basic strings
+
+
+def write_vision_section(path: Path, values: dict) -> None:
+    """Replace (or append) the [vision] table, merging `values` into what it already held."""
+    text = path.read_text() if path.exists() else ""
+    current = tomllib.loads(text).get("vision", {})  # also refuses a broken file before we touch it
+    merged = {**current, **values}
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if SECTION.match(line)), None)
+    block = ["[vision]\n"] + [f"{k} = {_toml_value(v)}\n" for k, v in merged.items()]
+    if start is None:
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        lines += (["\n"] if lines else []) + block
+    else:
+        end = next((j for j in range(start + 1, len(lines)) if ANY_SECTION.match(lines[j])), len(lines))
+        tail = ["\n"] if end < len(lines) else []
+        lines[start:end] = block + tail
+    new_text = "".join(lines)
+    tomllib.loads(new_text)
+    path.write_text(new_text)
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    from hardware.vision import VisionConfig
+    from hardware.vision.config import VisionConfigError, parse_roi
+
+    values: dict = {}
+    try:
+        frame = None
+        if args.empty_table:
+            frame = cv2.imread(args.empty_table) if Path(args.empty_table).is_file() else None
+            if frame is None:
+                raise VisionConfigError(f"cannot read the empty-table photo {args.empty_table}")
+            values["empty_table"] = str(Path(args.empty_table).resolve())
+        if args.roi:
+            roi = parse_roi(args.roi)
+            if frame is not None and (roi[2] > frame.shape[1] or roi[3] > frame.shape[0]):
+                raise VisionConfigError(f"roi {args.roi} reaches outside the {frame.shape[1]}x{frame.shape[0]} photo")
+            values["roi"] = list(roi)
+        elif frame is not None:
+            values["roi"] = [0, 0, int(frame.shape[1]), int(frame.shape[0])]
+        if not values:
+            raise VisionConfigError("nothing to calibrate: give --roi and/or --empty-table")
+        path = Path(args.config)
+        existing = tomllib.loads(path.read_text()).get("vision", {}) if path.exists() else {}
+        VisionConfig.from_mapping({**existing, **values})  # refuse to write a section we could not load
+        write_vision_section(path, values)
+    except (VisionConfigError, tomllib.TOMLDecodeError, OSError) as exc:
+        print(f"companion calibrate: {exc}; config unchanged", file=sys.stderr)
+        return 1
+    print(f"[vision] in {args.config}: " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in values.items()))
+    return 0

@@ -1,0 +1,75 @@
+"""The [vision] section of the companion's config file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+DICE_KINDS = ("pips", "chance", "spike")
+
+
+class VisionConfigError(ValueError):
+    """A [vision] setting is missing, unknown or out of range; the message names it."""
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    """How the reader looks at the table. Every field has a default that works on a bare table."""
+
+    dice: str = "pips"
+    roi: tuple[int, int, int, int] | None = None  # x1, y1, x2, y2 in camera pixels
+    empty_table: str | None = None  # path of a photo of the empty table (optional)
+    spike_profile: str | None = None  # path written by `companion teach spike`
+    min_confidence: float = 0.80  # a die below this flags the whole reading
+    still_seconds: float = 0.5  # how long the scene must rest before READY
+    motion_threshold: float = 0.004  # share of pixels changing that counts as movement
+    occluder_fraction: float = 0.12  # share of the table covered by one big object (cup/hand)
+
+    @classmethod
+    def from_mapping(cls, section: Mapping[str, Any] | None) -> "VisionConfig":
+        section = dict(section or {})
+        known = {f.name for f in fields(cls)}
+        for key in section:
+            if key not in known:
+                raise VisionConfigError(f"[vision] has an unknown setting {key!r}; known: {', '.join(sorted(known))}")
+        values: dict[str, Any] = {}
+        if "dice" in section:
+            if section["dice"] not in DICE_KINDS:
+                raise VisionConfigError(f"[vision] dice must be one of {', '.join(DICE_KINDS)}, not {section['dice']!r}")
+            values["dice"] = section["dice"]
+        if section.get("roi") is not None:
+            values["roi"] = parse_roi(section["roi"])
+        for key in ("empty_table", "spike_profile"):
+            if section.get(key) not in (None, ""):
+                values[key] = str(section[key])
+        for key in ("min_confidence", "still_seconds", "motion_threshold", "occluder_fraction"):
+            if key in section:
+                try:
+                    number = float(section[key])
+                except (TypeError, ValueError):
+                    raise VisionConfigError(f"[vision] {key} must be a number, not {section[key]!r}") from None
+                if number < 0 or (key != "still_seconds" and number > 1):
+                    raise VisionConfigError(f"[vision] {key} is out of range: {number}")
+                values[key] = number
+        return cls(**values)
+
+    def to_mapping(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                out[f.name] = list(value) if f.name == "roi" else value
+        return out
+
+
+def parse_roi(value: Any) -> tuple[int, int, int, int]:
+    """Accept [x1, y1, x2, y2] or "x1,y1,x2,y2"; the box must have a positive area."""
+    if isinstance(value, str):
+        value = value.split(",")
+    try:
+        x1, y1, x2, y2 = (int(round(float(v))) for v in value)
+    except (TypeError, ValueError):
+        raise VisionConfigError(f"roi must be four numbers x1,y1,x2,y2, not {value!r}") from None
+    if x2 <= x1 or y2 <= y1 or min(x1, y1) < 0:
+        raise VisionConfigError(f"roi {x1},{y1},{x2},{y2} is empty or negative: x2 > x1 >= 0 and y2 > y1 >= 0 needed")
+    return (x1, y1, x2, y2)

@@ -1,0 +1,140 @@
+"""read_dice: find every die in a frame, read its top face, and say when not to trust it.
+
+Stages (each timed when a `timings` dict is passed): find (centre model), faces (face
+model: is it a die, and its pips), value (pips / chance colour / spike match), checks.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from hardware.vision import chance, spike
+from hardware.vision.detect import Candidate, find_candidates
+from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, face_probabilities
+from hardware.vision.reading import DieReading, Reading, UnreadableFrame
+from hardware.vision.spike import SpikeProfile, SpikeProfileError
+
+DICE_KINDS = ("pips", "chance", "spike")
+KEEP_SCORE = 0.30  # centre-model peak needed to count a die
+KEEP_DIE = 0.5  # face-model belief that a die is centred there
+DOUBT_SCORE = 0.15  # below KEEP but above these: something die-like we cannot confirm
+DOUBT_DIE = 0.25
+MAX_DICE = 40
+
+
+def check_frame(frame: object) -> np.ndarray:
+    if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or min(frame.shape[:2]) < 16:
+        shape = getattr(frame, "shape", None)
+        raise UnreadableFrame(f"expected a colour picture (height x width x 3), got {shape or type(frame).__name__}")
+    if frame.dtype != np.uint8:
+        frame = np.clip(frame, 0, 255).astype(np.uint8)
+    return frame
+
+
+def _where(c: Candidate) -> str:
+    return f"({int(c.cx)},{int(c.cy)})"
+
+
+def _overlapping(dice: Sequence[Candidate]) -> tuple[Candidate, Candidate] | None:
+    for i, a in enumerate(dice):
+        for b in dice[i + 1:]:
+            if np.hypot(a.cx - b.cx, a.cy - b.cy) < 0.55 * min(a.size, b.size):
+                return a, b
+    return None
+
+
+def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None):
+    """(kept candidates, their face probabilities, doubtful candidates)."""
+    t0 = time.perf_counter()
+    cands = find_candidates(frame, roi, min_score=DOUBT_SCORE)
+    t1 = time.perf_counter()
+    probs = face_probabilities(frame, cands)
+    t2 = time.perf_counter()
+    if timings is not None:
+        timings["find"] = timings.get("find", 0.0) + (t1 - t0) * 1000
+        timings["faces"] = timings.get("faces", 0.0) + (t2 - t1) * 1000
+    kept, kept_p, doubtful = [], [], []
+    for c, p in zip(cands, probs):
+        die = 1.0 - float(p[NOT_A_DIE])
+        if c.score >= KEEP_SCORE and die >= KEEP_DIE:
+            kept.append(c)
+            kept_p.append(p)
+        elif c.score >= KEEP_SCORE and die >= DOUBT_DIE or c.score >= DOUBT_SCORE and die >= KEEP_DIE:
+            doubtful.append(c)
+    return kept, np.array(kept_p).reshape(-1, 8), doubtful
+
+
+def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfile | None = None,
+              roi: tuple[int, int, int, int] | None = None, min_confidence: float = 0.80,
+              timings: dict | None = None) -> Reading:
+    """Read every die in the frame. Raises UnreadableFrame for a non-picture."""
+    if dice not in DICE_KINDS:
+        raise ValueError(f"dice must be one of {', '.join(DICE_KINDS)}, not {dice!r}")
+    if dice == "spike" and (profile is None or not profile.taught):
+        raise SpikeProfileError("reading spike dice needs a taught profile (companion teach spike)")
+    frame = check_frame(frame_bgr)
+    kept, probs, doubtful = find_dice(frame, roi, timings)
+    t0 = time.perf_counter()
+    values, confidences = _values(frame, kept, probs, dice, profile)
+    t1 = time.perf_counter()
+    order = sorted(range(len(kept)), key=lambda i: (kept[i].cx, kept[i].cy))
+    readings = tuple(DieReading(values[i], kept[i].box(frame.shape), confidences[i]) for i in order)
+    reason = _doubt(kept, values, confidences, doubtful, dice, min_confidence)
+    if timings is not None:
+        timings["value"] = timings.get("value", 0.0) + (t1 - t0) * 1000
+        timings["checks"] = timings.get("checks", 0.0) + (time.perf_counter() - t1) * 1000
+    return Reading(readings, flagged=reason is not None, reason=reason)
+
+
+def _values(frame, kept, probs, dice, profile):
+    values: list = []
+    confidences: list[float] = []
+    light = chance.light_estimate(frame, kept) if dice == "chance" else None
+    for c, p in zip(kept, probs):
+        die = 1.0 - float(p[NOT_A_DIE])
+        if dice == "pips":
+            v = int(np.argmax(p[1:7])) + 1
+            values.append(v)
+            confidences.append(float(p[v]))
+        elif dice == "chance":
+            v, margin = chance.red_or_blue(frame, c, light)
+            values.append(v)
+            confidences.append(margin * die)
+        else:
+            v, conf = spike.match(frame, c, profile)
+            values.append(v)
+            confidences.append(conf * die)
+    return values, confidences
+
+
+def _doubt(kept, values, confidences, doubtful, dice, min_confidence) -> str | None:
+    """The first reason not to trust this reading, in words a player can act on."""
+    if not kept:
+        return "no dice found: is the cup still over them, or the table out of view?"
+    if len(kept) > MAX_DICE:
+        return f"{len(kept)} dice is more than a table uses: something else looks like dice"
+    pair = _overlapping(kept)
+    if pair:
+        return f"dice at {_where(pair[0])} and {_where(pair[1])} overlap: stacked or cocked? please check"
+    for c, v, conf in sorted(zip(kept, values, confidences), key=lambda t: t[2]):
+        if conf < min_confidence:
+            return f"die at {_where(c)} is unclear (maybe {v}): please check it"
+        break
+    if doubtful:
+        return f"something at {_where(doubtful[0])} may be a die I cannot read: please check"
+    return None
+
+
+def teach_spike(profile: SpikeProfile, face: int, frames: Iterable[np.ndarray]) -> tuple[SpikeProfile, int]:
+    """Add every die seen in the frames as an example of `face`; returns the profile and how many were added."""
+    examples = []
+    for frame in frames:
+        frame = check_frame(frame)
+        kept, _, _ = find_dice(frame)
+        if not kept:
+            raise UnreadableFrame("no die found in a teaching picture: put the dice on a plain surface in good light")
+        examples += [spike.describe(frame, c) for c in kept]
+    return profile.with_examples(face, examples), len(examples)

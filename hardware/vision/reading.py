@@ -1,0 +1,44 @@
+"""What the camera saw: one reading per frame, one entry per die, and whether to trust it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Value = int | str  # 1..6, or "red" / "blue" for chance cubes
+
+
+class UnreadableFrame(Exception):
+    """The picture itself cannot be read (missing file, not an image, empty array)."""
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die's top face: its value, where it lies (full-image pixels) and how sure we are."""
+
+    value: Value
+    box: tuple[int, int, int, int]
+    confidence: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "box": list(self.box), "confidence": round(float(self.confidence), 3)}
+
+
+@dataclass(frozen=True)
+class Reading:
+    """Every die found in one frame. `flagged` means: ask the table to check before scoring."""
+
+    dice: tuple[DieReading, ...]
+    flagged: bool = False
+    reason: str | None = None
+
+    @property
+    def values(self) -> tuple[Value, ...]:
+        return tuple(d.value for d in self.dice)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dice": [d.to_json() for d in self.dice], "flagged": self.flagged, "reason": self.reason}
+
+    @classmethod
+    def unreadable(cls, reason: str) -> "Reading":
+        return cls(dice=(), flagged=True, reason=reason)

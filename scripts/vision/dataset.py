@@ -1,0 +1,49 @@
+"""Labelled dice photos for training the vision models, with a fixed hold-out split.
+
+Sets (all under shared/datasets, each with its own licence in SOURCE.txt):
+byler-train (BSD-3), matteop-train (MIT), rendered-dev (project renders).
+An image is held out when crc32 of its file name is divisible by 5 (about 20% of each
+set); held-out images never reach training, and benchmarks/vision.py --split heldout
+reports on exactly these.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+SETS = {
+    "byler": DATASETS / "photos" / "byler-train",
+    "matteop": DATASETS / "photos" / "matteop-train",
+    "rendered": DATASETS / "rendered-dev",
+}
+
+
+def is_held_out(image_name: str) -> bool:
+    return zlib.crc32(Path(image_name).name.encode()) % 5 == 0
+
+
+@dataclass(frozen=True)
+class Labelled:
+    set_name: str
+    path: Path
+    kind: str  # "pip", "chance", "spike-A", "spike-A-enrol"
+    boxes: tuple[tuple[float, float, float, float, object], ...]
+    held_out: bool
+
+
+def load(set_name: str, root: Path | None = None) -> list[Labelled]:
+    root = root or SETS[set_name]
+    entries = json.loads((root / "manifest.json").read_text())
+    out = []
+    for e in entries:
+        boxes = tuple(tuple(b) for b in (e.get("boxes") or []))
+        out.append(Labelled(set_name, root / e["image"], e.get("kind") or "pip", boxes, is_held_out(e["image"])))
+    return out
+
+
+def load_all() -> list[Labelled]:
+    return [item for name in SETS for item in load(name)]

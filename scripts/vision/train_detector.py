@@ -1,0 +1,188 @@
+"""Train the die-centre detector (a tiny fully convolutional net) and export it to ONNX.
+
+Reproduce: python scripts/vision/train_detector.py --out hardware/vision/models/dice_centres.onnx
+Needs torch (CPU) + numpy + opencv; trains on the non-held-out images of the three sets
+(see dataset.py), about 10 minutes on 2 cores. Seeds are fixed.
+
+Output at stride 4: channel 0 = die-centre heatmap (logit), channel 1 = log(die size in
+input pixels). The run-time reader (hardware/vision/detect.py) resizes a frame so its long
+side is WORK_SIDE, feeds it normalised per image, and decodes peaks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).parent))
+import dataset  # noqa: E402
+
+WORK_SIDE = 384
+STRIDE = 4
+CROP = 256
+
+
+def conv(cin, cout, stride=1, dil=1):
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, padding=dil, dilation=dil, bias=False),
+                         nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class CentreNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.s1 = conv(3, 16, 2)          # /2
+        self.s2 = nn.Sequential(conv(16, 24, 2), conv(24, 24))   # /4
+        self.s3 = nn.Sequential(conv(24, 32, 2), conv(32, 32), conv(32, 32, dil=2), conv(32, 32, dil=4))  # /8
+        self.fuse = conv(24 + 32, 32)
+        self.head = nn.Conv2d(32, 2, 1)
+        with torch.no_grad():
+            self.head.bias[0] = -2.19  # start near p=0.1 so the focal loss is sane
+            self.head.bias[1] = 3.5    # about log(33 px)
+
+    def forward(self, x):
+        a = self.s2(self.s1(x))
+        b = self.s3(a)
+        b = F.interpolate(b, scale_factor=2.0, mode="nearest")
+        return self.head(self.fuse(torch.cat([a, b], 1)))
+
+
+def normalise(img: np.ndarray) -> np.ndarray:
+    """Per-image channel standardisation: the run-time reader does exactly the same."""
+    x = img.astype(np.float32)
+    mean = x.reshape(-1, 3).mean(0)
+    std = x.reshape(-1, 3).std(0) + 8.0
+    return ((x - mean) / std).transpose(2, 0, 1)
+
+
+def load_items(held_out: bool):
+    items = [it for it in dataset.load_all() if it.held_out == held_out or (not held_out and it.kind.endswith("enrol"))]
+    out = []
+    for it in items:
+        img = cv2.imread(str(it.path))
+        s = 640.0 / max(img.shape[:2])
+        img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
+        boxes = np.array([[b[0] * s, b[1] * s, b[2] * s, b[3] * s] for b in it.boxes], np.float32).reshape(-1, 4)
+        out.append((img, boxes))
+    return out
+
+
+def augment(img, boxes, rng):
+    h, w = img.shape[:2]
+    scale = WORK_SIDE / max(h, w) * math.exp(rng.uniform(math.log(0.6), math.log(1.8)))
+    ang = rng.uniform(0, 360)
+    c = (w / 2, h / 2)
+    M = cv2.getRotationMatrix2D(c, ang, scale)
+    # put a random point of the image at the centre of the crop
+    px, py = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h
+    if len(boxes) and rng.random() < 0.7:
+        b = boxes[rng.randrange(len(boxes))]
+        px, py = (b[0] + b[2]) / 2 + rng.uniform(-60, 60), (b[1] + b[3]) / 2 + rng.uniform(-60, 60)
+    p = M @ np.array([px, py, 1.0])
+    M[:, 2] += np.array([CROP / 2, CROP / 2]) - p
+    out = cv2.warpAffine(img, M, (CROP, CROP), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    centres, sizes = [], []
+    for b in boxes:
+        cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+        q = M @ np.array([cx, cy, 1.0])
+        centres.append(q)
+        sizes.append(max(b[2] - b[0], b[3] - b[1]) * scale)
+    # photometric: gain per channel (white balance), contrast, gamma, blur, noise
+    f = out.astype(np.float32)
+    f *= np.array([rng.uniform(0.75, 1.25) for _ in range(3)], np.float32)
+    f = (f - f.mean()) * rng.uniform(0.7, 1.3) + f.mean() * rng.uniform(0.6, 1.3)
+    f = np.clip(f, 0, 255)
+    f = 255.0 * (f / 255.0) ** rng.uniform(0.7, 1.4)
+    if rng.random() < 0.3:
+        k = rng.choice([3, 5])
+        f = cv2.GaussianBlur(f, (k, k), 0)
+    if rng.random() < 0.3:
+        f += np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(2, 8), f.shape).astype(np.float32)
+    if rng.random() < 0.5:
+        f = f[:, :, list(rng.sample([0, 1, 2], 3))]
+    return np.clip(f, 0, 255).astype(np.uint8), centres, sizes
+
+
+def targets(centres, sizes):
+    g = CROP // STRIDE
+    heat = np.zeros((g, g), np.float32)
+    size = np.zeros((g, g), np.float32)
+    mask = np.zeros((g, g), np.float32)
+    ys, xs = np.mgrid[0:g, 0:g]
+    for (cx, cy), s in zip(centres, sizes):
+        gx, gy = round(cx / STRIDE - 0.5), round(cy / STRIDE - 0.5)  # peak on a cell, as CentreNet decodes
+        if not (-2 < gx < g + 1 and -2 < gy < g + 1):
+            continue
+        sigma = max(0.8, s / STRIDE / 6.0)
+        heat = np.maximum(heat, np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * sigma ** 2)))
+        near = ((xs - gx) ** 2 + (ys - gy) ** 2) <= max(1.0, (s / STRIDE / 4.0)) ** 2
+        size[near] = math.log(max(s, 2.0))
+        mask[near] = 1.0
+    return heat, size, mask
+
+
+def focal(logits, heat):
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = heat.ge(0.99).float()
+    neg = 1 - pos
+    pl = -torch.log(p) * (1 - p) ** 2 * pos
+    nl = -torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * neg
+    return (pl.sum() + nl.sum()) / pos.sum().clamp(min=1)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="hardware/vision/models/dice_centres.onnx")
+    ap.add_argument("--epochs", type=int, default=60)
+    ap.add_argument("--per-epoch", type=int, default=640)
+    args = ap.parse_args()
+    torch.manual_seed(7)
+    rng = random.Random(7)
+    torch.set_num_threads(2)
+    train = load_items(held_out=False)
+    print(f"{len(train)} training images", flush=True)
+    net = CentreNet()
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    steps = args.epochs * (args.per_epoch // 16)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    t0 = time.time()
+    for epoch in range(args.epochs):
+        net.train()
+        tot = 0.0
+        for _ in range(args.per_epoch // 16):
+            xs, hs, ss, ms = [], [], [], []
+            for _ in range(16):
+                img, boxes = train[rng.randrange(len(train))]
+                a, c, s = augment(img, boxes, rng)
+                h, sz, m = targets(c, s)
+                xs.append(normalise(a)); hs.append(h); ss.append(sz); ms.append(m)
+            x = torch.from_numpy(np.stack(xs))
+            heat = torch.from_numpy(np.stack(hs)); size = torch.from_numpy(np.stack(ss)); mask = torch.from_numpy(np.stack(ms))
+            out = net(x)
+            loss = focal(out[:, 0], heat) + 0.5 * (F.l1_loss(out[:, 1], size, reduction="none") * mask).sum() / mask.sum().clamp(min=1)
+            opt.zero_grad(); loss.backward(); opt.step(); sched.step()
+            tot += loss.item()
+        print(f"epoch {epoch} loss {tot / (args.per_epoch // 16):.3f} {time.time() - t0:.0f}s", flush=True)
+        if epoch % 10 == 9 or epoch == args.epochs - 1:
+            export(net, args.out)
+
+
+def export(net, out):
+    net.eval()
+    dummy = torch.zeros(1, 3, 288, 384)
+    torch.onnx.export(net, dummy, out, input_names=["image"], output_names=["centres"], opset_version=13,
+                      dynamic_axes={"image": {2: "h", 3: "w"}, "centres": {2: "gh", 3: "gw"}}, dynamo=False)
+    net.train()
+
+
+if __name__ == "__main__":
+    main()

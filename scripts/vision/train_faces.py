@@ -1,0 +1,167 @@
+"""Train the top-face classifier (pips 1..6, "not a die", "a die without pips") and export ONNX.
+
+Reproduce: python scripts/vision/train_faces.py --out hardware/vision/models/die_faces.onnx
+Needs torch (CPU) + numpy + opencv; uses the non-held-out images of the three sets
+(see dataset.py). Seeds are fixed. A few minutes on 2 cores.
+
+A crop is taken square around a die centre with side CROP_FACTOR x the die size,
+rotated at random, resized to FACE_SIDE. Class 0 = background (no die centred),
+1..6 = pips, 7 = a die that is not a pip die (chance cube, symbol die).
+Augmentation inverts brightness half the time so light-on-dark and dark-on-light pips
+are one problem, and shuffles colour channels so body colour carries no signal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, str(Path(__file__).parent))
+import dataset  # noqa: E402
+
+FACE_SIDE = 32
+CROP_FACTOR = 1.35
+N_CLASSES = 8
+
+
+def conv(cin, cout):
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+
+class FaceNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(conv(3, 16), conv(16, 16), nn.MaxPool2d(2),
+                                  conv(16, 32), conv(32, 32), nn.MaxPool2d(2),
+                                  conv(32, 48), conv(48, 48), nn.MaxPool2d(2))
+        self.fc1 = nn.Linear(48 * 4 * 4, 96)
+        self.fc2 = nn.Linear(96, N_CLASSES)
+        self.drop = nn.Dropout(0.3)
+
+    def forward(self, x):
+        x = self.body(x).flatten(1)
+        return self.fc2(self.drop(F.relu(self.fc1(x))))
+
+
+def normalise(crop: np.ndarray) -> np.ndarray:
+    x = crop.astype(np.float32)
+    return ((x - x.mean()) / (x.std() + 8.0)).transpose(2, 0, 1)
+
+
+def cut(img, cx, cy, side, angle, out=FACE_SIDE, persp=None):
+    """Square crop centred on (cx, cy), rotated by angle degrees, resized to out x out."""
+    s = out / side
+    M = cv2.getRotationMatrix2D((cx, cy), angle, s)
+    M[:, 2] += np.array([out / 2 - cx, out / 2 - cy])
+    return cv2.warpAffine(img, M, (out, out), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def label_of(kind: str, value) -> int:
+    if kind == "pip":
+        return int(value)
+    return 7
+
+
+def load_items(held_out: bool):
+    out = []
+    for it in dataset.load_all():
+        if it.held_out != held_out and not (not held_out and it.kind.endswith("enrol")):
+            continue
+        img = cv2.imread(str(it.path))
+        dice = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, max(b[2] - b[0], b[3] - b[1]), label_of(it.kind, b[4])) for b in it.boxes]
+        out.append((img, dice))
+    return out
+
+
+def sample(items, rng):
+    img, dice = items[rng.randrange(len(items))]
+    if rng.random() < 0.25 or not dice:
+        # background: a point away from every die centre, at a die-like size
+        size = dice[rng.randrange(len(dice))][2] if dice else 40.0
+        for _ in range(20):
+            x, y = rng.uniform(0, img.shape[1]), rng.uniform(0, img.shape[0])
+            if all(math.hypot(x - d[0], y - d[1]) > 0.45 * max(size, d[2]) for d in dice):
+                break
+        cx, cy, label = x, y, 0
+    else:
+        cx, cy, size, label = dice[rng.randrange(len(dice))]
+        cx += rng.uniform(-0.12, 0.12) * size
+        cy += rng.uniform(-0.12, 0.12) * size
+    side = CROP_FACTOR * size * math.exp(rng.uniform(-0.2, 0.2))
+    crop = cut(img, cx, cy, side, rng.uniform(0, 360))
+    f = crop.astype(np.float32)
+    f *= np.array([rng.uniform(0.7, 1.3) for _ in range(3)], np.float32)
+    f = (f - f.mean()) * rng.uniform(0.6, 1.4) + f.mean() * rng.uniform(0.6, 1.3)
+    f = np.clip(f, 0, 255)
+    if rng.random() < 0.25:
+        f = cv2.GaussianBlur(f, (3, 3), rng.uniform(0.5, 1.2))
+    if rng.random() < 0.3:
+        f += np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(2, 10), f.shape).astype(np.float32)
+    f = f[:, :, list(rng.sample([0, 1, 2], 3))]
+    if label != 7 and rng.random() < 0.5:
+        f = 255 - f
+    return normalise(np.clip(f, 0, 255)), label
+
+
+def evaluate(net, items, rng, n=3000):
+    net.eval()
+    xs, ys = zip(*(sample(items, rng) for _ in range(n)))
+    with torch.no_grad():
+        p = net(torch.from_numpy(np.stack(xs))).argmax(1).numpy()
+    net.train()
+    return float((p == np.array(ys)).mean())
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default="hardware/vision/models/die_faces.onnx")
+    ap.add_argument("--epochs", type=int, default=40)
+    ap.add_argument("--per-epoch", type=int, default=6400)
+    args = ap.parse_args()
+    torch.manual_seed(11)
+    rng = random.Random(11)
+    torch.set_num_threads(2)
+    train = load_items(False)
+    held = load_items(True)
+    print(f"{len(train)} training images, {len(held)} held out", flush=True)
+    net = FaceNet()
+    bs = 64
+    steps = args.epochs * (args.per_epoch // bs)
+    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    t0 = time.time()
+    for epoch in range(args.epochs):
+        tot = 0.0
+        for _ in range(args.per_epoch // bs):
+            xs, ys = zip(*(sample(train, rng) for _ in range(bs)))
+            out = net(torch.from_numpy(np.stack(xs)))
+            loss = F.cross_entropy(out, torch.tensor(ys), label_smoothing=0.05)
+            opt.zero_grad(); loss.backward(); opt.step(); sched.step()
+            tot += loss.item()
+        msg = f"epoch {epoch} loss {tot / (args.per_epoch // bs):.3f} {time.time() - t0:.0f}s"
+        if epoch % 5 == 4 or epoch == args.epochs - 1:
+            msg += f" held-out crop acc {evaluate(net, held, random.Random(3)):.3f}"
+            export(net, args.out)
+        print(msg, flush=True)
+
+
+def export(net, out):
+    net.eval()
+    torch.onnx.export(net, torch.zeros(1, 3, FACE_SIDE, FACE_SIDE), out, input_names=["faces"], output_names=["logits"],
+                      opset_version=13, dynamic_axes={"faces": {0: "n"}, "logits": {0: "n"}}, dynamo=False)
+    net.train()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""[vision] config parsing and `companion calibrate` writing it without disturbing the rest."""
+
+from __future__ import annotations
+
+import tomllib
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import calibrate
+from hardware.vision import VisionConfig, VisionConfigError
+
+
+def test_defaults_need_no_section():
+    config = VisionConfig.from_mapping({})
+    assert config.dice == "pips" and config.roi is None and config.still_seconds == 0.5
+
+
+def test_section_values_are_parsed():
+    config = VisionConfig.from_mapping({"dice": "chance", "roi": [10, 20, 300, 240], "min_confidence": 0.9})
+    assert config.dice == "chance" and config.roi == (10, 20, 300, 240) and config.min_confidence == 0.9
+
+
+@pytest.mark.parametrize("section, word", [
+    ({"colour": "red"}, "colour"),
+    ({"dice": "d20"}, "dice"),
+    ({"roi": [5, 5, 2, 9]}, "roi"),
+    ({"min_confidence": "high"}, "min_confidence"),
+])
+def test_bad_settings_are_refused_naming_the_setting(section, word):
+    with pytest.raises(VisionConfigError, match=word):
+        VisionConfig.from_mapping(section)
+
+
+def test_calibrate_writes_roi_and_keeps_other_sections(tmp_path):
+    path = tmp_path / "companion.toml"
+    path.write_text('[host]\npin = "4821"\n\n[vision]\ndice = "chance"\nroi = [0, 0, 10, 10]\n\n[web]\nport = 8080\n')
+    args = SimpleNamespace(config=str(path), roi="12,34,600,400", empty_table=None)
+    assert calibrate.run(args) == 0
+    data = tomllib.loads(path.read_text())
+    assert data["host"] == {"pin": "4821"} and data["web"] == {"port": 8080}
+    assert data["vision"] == {"dice": "chance", "roi": [12, 34, 600, 400]}
+    assert VisionConfig.from_mapping(data["vision"]).roi == (12, 34, 600, 400)
+
+
+def test_calibrate_records_the_empty_table_and_creates_the_file(tmp_path):
+    photo = tmp_path / "empty.png"
+    cv2.imwrite(str(photo), np.full((120, 160, 3), 128, np.uint8))
+    path = tmp_path / "new.toml"
+    assert calibrate.run(SimpleNamespace(config=str(path), roi=None, empty_table=str(photo))) == 0
+    vision = tomllib.loads(path.read_text())["vision"]
+    assert vision["roi"] == [0, 0, 160, 120] and vision["empty_table"] == str(photo.resolve())
+
+
+def test_calibrate_refuses_a_bad_roi_and_leaves_the_file_alone(tmp_path, capsys):
+    path = tmp_path / "companion.toml"
+    before = '[host]\npin = "1"\n'
+    path.write_text(before)
+    assert calibrate.run(SimpleNamespace(config=str(path), roi="50,50,10,10", empty_table=None)) == 1
+    assert path.read_text() == before
+    assert "roi" in capsys.readouterr().err

@@ -1,0 +1,89 @@
+"""ReadyToRead on frame sequences built from a real photo: cup over the dice, lift, blur, rest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.vision import ReadyState, ReadyToRead
+
+FIXTURES = Path(__file__).parent / "fixtures"
+FPS = 20.0
+
+
+@pytest.fixture(scope="module")
+def table():
+    frame = cv2.imread(str(FIXTURES / "byler" / "IMG_20191208_111228.jpg"))
+    assert frame is not None
+    return frame
+
+
+def with_cup(frame, x):
+    """The cup: a big dark disc over part of the table (as a lifted cup is, held still)."""
+    out = frame.copy()
+    cv2.circle(out, (int(x), frame.shape[0] // 2), frame.shape[0] // 4, (40, 30, 120), -1)
+    return out
+
+
+def blurred(frame, shift):
+    """Dice still rolling: the frame smeared sideways and shifted a little."""
+    m = np.float32([[1, 0, shift], [0, 1, 0]])
+    moved = cv2.warpAffine(frame, m, (frame.shape[1], frame.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+    return cv2.blur(moved, (9, 1))
+
+
+def noisy(frame, seed):
+    """A still frame as a camera gives it: a little sensor noise each time."""
+    rng = np.random.default_rng(seed)
+    return np.clip(frame.astype(np.int16) + rng.normal(0, 2, frame.shape).astype(np.int16), 0, 255).astype(np.uint8)
+
+
+def empty_table_for(frame):
+    """Inpaint the labelled dice away, standing in for the calibrated empty-table photo."""
+    entry = next(e for e in json.loads((FIXTURES / "byler" / "manifest.json").read_text())
+                 if e["image"].endswith("IMG_20191208_111228.jpg"))
+    mask = np.zeros(frame.shape[:2], np.uint8)
+    for x1, y1, x2, y2, _ in entry["boxes"]:
+        cv2.rectangle(mask, (int(x1) - 3, int(y1) - 3), (int(x2) + 3, int(y2) + 3), 255, -1)
+    return cv2.inpaint(frame, mask, 5, cv2.INPAINT_TELEA)
+
+
+def play(machine, frames, t0=0.0):
+    return [(t0 + i / FPS, machine.feed(f, t0 + i / FPS)) for i, f in enumerate(frames)]
+
+
+def test_ready_fires_only_after_half_a_second_of_stillness_once_the_cup_is_gone(table):
+    machine = ReadyToRead(still_seconds=0.5)
+    cup_moving = [with_cup(table, 150 + 25 * i) for i in range(8)]
+    rolling = [blurred(table, s) for s in (12, -9, 7, -5, 4, -3)]
+    still = [noisy(table, i) for i in range(20)]
+    states = play(machine, cup_moving + rolling + still)
+    assert all(s in (ReadyState.MOVING, ReadyState.WAITING) for _, s in states[: len(cup_moving) + len(rolling)])
+    ready = [t for t, s in states if s is ReadyState.READY]
+    assert len(ready) == 1, states
+    first_still = (len(cup_moving) + len(rolling)) / FPS
+    assert 0.5 <= ready[0] - first_still <= 0.5 + 2 / FPS
+
+
+def test_ready_fires_once_per_settled_scene_and_rearms_after_a_change(table):
+    machine = ReadyToRead(still_seconds=0.5)
+    first = play(machine, [noisy(table, i) for i in range(30)])
+    assert [s for _, s in first].count(ReadyState.READY) == 1
+    shuffle = play(machine, [blurred(table, s) for s in (10, -10, 8)], t0=2.0)
+    assert ReadyState.MOVING in [s for _, s in shuffle]
+    moved = np.roll(table, 40, axis=1)
+    second = play(machine, [noisy(moved, i) for i in range(30)], t0=3.0)
+    assert [s for _, s in second].count(ReadyState.READY) == 1
+
+
+def test_a_still_cup_over_the_table_is_occluded_not_ready(table):
+    machine = ReadyToRead(still_seconds=0.5, empty_table=empty_table_for(table))
+    states = play(machine, [noisy(with_cup(table, 300), i) for i in range(30)])
+    assert ReadyState.READY not in [s for _, s in states]
+    assert states[-1][1] is ReadyState.OCCLUDED
+    after = play(machine, [noisy(table, i) for i in range(30)], t0=2.0)
+    assert [s for _, s in after].count(ReadyState.READY) == 1
