@@ -434,3 +434,11 @@ def test_golden_record_replays_to_its_slate(path):
         if key == "reveal":
             got = {k: got[k] for k in value}
         assert json.loads(json.dumps(got)) == value, key
+
+
+def test_the_class_file_example_in_the_docs_parses():
+    doc = (Path(__file__).parent.parent / "docs" / "games" / "tricksters-tavern.md").read_text(encoding="utf-8")
+    example = doc.split("```toml\n", 1)[1].split("```", 1)[0]
+    cards = parse_classes(example)
+    assert [c.name for c in cards] == ["Lamplighter", "Dice Hoarder"]
+    assert cards[1].hand == (2, 2, 6, 6, 6, 20)
