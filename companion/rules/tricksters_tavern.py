@@ -19,78 +19,20 @@ from dataclasses import dataclass, replace
 
 from companion.rules.bidding import BIDDING, REVEAL, START_OPTION, BiddingGame, TableState, take_die
 from companion.rules.errors import IllegalAction, RulesError
-from companion.rules.events import Bid, DiceObserved, Event, event
+from companion.rules.events import Bid, DiceObserved, Event
 from companion.rules.game import DiceRequest, Option, Prompt
 from companion.rules.polyhedral import (
     counted, downgraded, hand_text, is_size, most_of_one_value, score_values, size_name, upgraded,
 )
 from companion.rules.tavern_classes import ClassCard, find_card, merged, parse_card, parse_classes
+from companion.rules.tavern_events import (  # noqa: F401  (re-exported: the game's events live with it)
+    HOST_ACTIONS, AddDie, Discard, DowngradeDie, RemoveDie, UpgradeDie, WildFace,
+)
 
 DISCARD, CUT = "discard", "cut"
 MAX_HAND = 6
 VALUE_WORDS = ("", "one", "two", "three", "four", "five", "six")
 PLURAL_WORDS = ("", "ones", "twos", "threes", "fours", "fives", "sixes")
-
-
-# --- Trickster's Tavern events -----------------------------------------------------
-
-
-@event("discard")
-class Discard(Event):
-    """The loser's pick of the die to lose, or a hand cut to six: die sizes to drop.
-
-    No sizes named = the default, the smallest die (or dice): the loser's green button.
-    """
-
-    seat: int
-    dice: tuple[int, ...] = ()
-
-
-@event("upgrade_die")
-class UpgradeDie(Event):
-    """Host action (an ability): one of `seat`'s d`size` becomes `steps` sizes larger."""
-
-    seat: int
-    size: int
-    steps: int = 1
-
-
-@event("downgrade_die")
-class DowngradeDie(Event):
-    """Host action: one of `seat`'s d`size` becomes `steps` sizes smaller (below a d2: lost)."""
-
-    seat: int
-    size: int
-    steps: int = 1
-
-
-@event("add_die")
-class AddDie(Event):
-    """Host action: `seat` takes a new d`size` into their hand."""
-
-    seat: int
-    size: int
-
-
-@event("remove_die")
-class RemoveDie(Event):
-    """Host action: `seat` loses one d`size` from their hand."""
-
-    seat: int
-    size: int
-
-
-@event("wild_face")
-class WildFace(Event):
-    """Host action: `face` counts as a wildcard this round, on `seat`'s dice (None: everyone's),
-    on dice of `size` only (None: every size that has the face)."""
-
-    face: int
-    seat: int | None = None
-    size: int | None = None
-
-
-HOST_ACTIONS = (UpgradeDie, DowngradeDie, AddDie, RemoveDie, WildFace)
 
 
 @dataclass(frozen=True)
