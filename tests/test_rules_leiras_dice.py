@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.rules import Bid, Challenge, DiceObserved, GameRecord, IllegalAction, get_game, replay
+from companion.rules import Bid, Challenge, DiceObserved, EndGame, GameRecord, IllegalAction, get_game, replay
 from companion.rules.leiras_dice import GAME
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -323,3 +323,10 @@ def test_tally_counts_challenges_and_bluffs():
     assert tally[CY] == {"calls": 1, "correct_calls": 1, "bluffs": 0, "bluffs_worked": 0, "dice_lost": 0}
     assert tally[BOB] == {"calls": 0, "correct_calls": 0, "bluffs": 1, "bluffs_worked": 0, "dice_lost": 1}
     assert tally[ANN]["bluffs"] == 0
+
+
+def test_game_ended_by_the_host_names_no_winner():
+    record = GameRecord(GAME.name, ("Ann", "Bob"), {"start": "seat0"}, (Bid(ANN, 2, 3), EndGame()))
+    state = replay(record)
+    slate = GAME.slate(state)
+    assert slate.finished and slate.winner is None and slate.prompt == "The game was ended by the host"

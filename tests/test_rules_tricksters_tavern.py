@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from companion.rules import Bid, Challenge, DiceObserved, GameRecord, IllegalAction, get_game, replay
 from companion.rules.polyhedral import WILDCARD, BadNotation, hand_text, parse_hand, score_values
@@ -442,3 +444,11 @@ def test_the_class_file_example_in_the_docs_parses():
     cards = parse_classes(example)
     assert [c.name for c in cards] == ["Lamplighter", "Dice Hoarder"]
     assert cards[1].hand == (2, 2, 6, 6, 6, 20)
+
+
+@given(st.sampled_from([8, 10, 12, 20]).flatmap(lambda size: st.tuples(st.just(size), st.integers(2, min(size, 19)))))
+def test_big_dice_score_values_add_up_to_the_face_with_at_most_one_non_six(die):
+    size, face = die
+    values = score_values(size, face)
+    assert sum(values) == face and all(1 <= v <= 6 for v in values)
+    assert sum(1 for v in values if v != 6) <= 1

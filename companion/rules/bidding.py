@@ -268,8 +268,9 @@ class BiddingGame(Game):
 
     def prompt(self, state: TableState) -> Prompt:
         if state.finished:
-            winner = state.players[state.winner] if state.winner is not None else "nobody"
-            return Prompt("finished", f"Game over: {winner} wins")
+            if state.winner is None:
+                return Prompt("finished", "The game was ended by the host")
+            return Prompt("finished", f"Game over: {state.players[state.winner]} wins")
         if state.phase == ROLL_OFF:
             waiting = state.waiting
             text = f"Roll two dice for the start: {_names(state, waiting)}"
