@@ -274,7 +274,7 @@ def test_hand_of_one_size_is_cut_without_asking():
 def test_loser_out_next_to_left_starts():
     state = tavern(["Solo (1d6)"])
     state = play(state, Bid(ANN, 1, 2), Bid(BOB, 2, 2), Bid(CY, 3, 2), Challenge(ANN), reveal(2, 2, 5))
-    assert [len(h) for h in state.hands] == [1, 1, 0] and state.turn == ANN
+    assert [len(h) for h in state.hands] == [1, 1, 0] and state.out == (CY,) and state.turn == ANN
 
 
 def test_last_with_dice_wins():

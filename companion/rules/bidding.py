@@ -68,6 +68,11 @@ class TableState(GameState):
         return tuple(s for s, h in enumerate(self.hands) if h)
 
     @property
+    def out(self) -> tuple[int, ...]:
+        """Seats with no dice left: out of the game."""
+        return tuple(s for s, h in enumerate(self.hands) if not h)
+
+    @property
     def waiting(self) -> tuple[int, ...]:
         """Seats of the roll-off that have not rolled yet in this pass."""
         done = {s for s, _ in self.rolls}
@@ -294,7 +299,7 @@ class BiddingGame(Game):
     def slate(self, state: TableState) -> Slate:
         views = []
         for seat, name in enumerate(state.players):
-            status = "out" if not state.hands[seat] else None
+            status = "out" if seat in state.out else None
             if state.winner == seat:
                 status = "winner"
             role = "to bid" if seat == state.turn else ("starts" if seat == state.starter and state.phase == BIDDING else None)
