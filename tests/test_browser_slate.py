@@ -8,6 +8,7 @@ tapping it, and the slate survives a server restart. Screenshots land in artifac
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import threading
 import time
@@ -18,8 +19,9 @@ import numpy as np
 import pytest
 import waitress
 
+from companion.rules import get_game
 from companion.table import Table
-from web_app import PIN, make_app
+from web_app import PIN, make_app, play_out
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -115,6 +117,13 @@ def layout_problems(page) -> list[str]:
             const h = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
             if (w > 1 && h > 1) problems.push(`${a} overlaps ${b}`);
         }
+        for (const sel of ["#prompt", "#current", "#pot", "#verdict", "#lines li:last-child", "#players li:last-child",
+                           "#history li:first-child", ".qr", ".join-text"]) {
+            const e = document.querySelector(sel);
+            if (!e || e.offsetParent === null) continue;
+            const r = e.getBoundingClientRect(), box = e.closest(".board > *").getBoundingClientRect();
+            if (r.bottom > box.bottom + 1 || r.right > box.right + 1) problems.push(`${sel} is cut off`);
+        }
         for (const e of document.querySelectorAll(".player .name, .bar-stage, .verdict, .prompt")) {
             if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).textOverflow !== "ellipsis") problems.push(`text overflows in ${e.className}`);
         }
@@ -126,11 +135,11 @@ def check_all_sizes(page, name: str) -> None:
     for label, (width, height) in SIZES.items():
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(50)
+        shot(page, f"slate-{name}-{label}")
         assert layout_problems(page) == [], f"{name} at {label}"
         if label == "landscape":
             fits = page.evaluate("document.documentElement.scrollHeight <= window.innerHeight")
             assert fits, f"{name}: the landscape slate should fit the screen without scrolling"
-        shot(page, f"slate-{name}-{label}")
     page.set_viewport_size({"width": 1280, "height": 800})
 
 
@@ -251,3 +260,51 @@ def test_phone_slate_and_host_pages_do_not_overflow(browser, served):
     for path in ("/games", "/stats"):
         page.goto(server.url + path)
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
+
+
+def advance_to_a_reveal(table: Table, seed: int) -> None:
+    """Random legal play (the engine's own moves) until the slate shows a reveal."""
+    rng = random.Random(seed)
+    for _ in range(300):
+        session = table.session
+        if session.slate().reveal is not None and session.prompt().dice is None:
+            return
+        game = get_game(session.record.game)
+        actions = game.legal_actions(session.state)
+        if session.prompt().dice is not None and (not actions or rng.random() < 0.5):
+            table.submit(game.sample_reading(session.state, rng))
+        else:
+            table.submit(rng.choice(actions))
+    raise AssertionError(f"{table.session.record.game}: no reveal")
+
+
+GAMES = {
+    "tregald": (["Ann", "Ben", "Cara", "Devika", "Emil"], {"dice": "spike"}),
+    "val-des": (["Ann", "Ben", "Cara", "Devika"], {}),
+    "gyvahrs": (["Ann", "Ben", "Cara", "Devika", "Emil", "Farah"], {}),
+    "leiras-dice": (["Ann", "Ben", "Cara", "Devika", "Emil"], {}),
+    "tricksters-tavern": (["Ann", "Ben", "Cara", "Devika", "Emil", "Farah", "Gus", "Hana"],
+                          {"classes": ["Gambler", "Cutpurse", "Hedge Witch", "Innkeeper", "Brawler", "Commoner",
+                                       "Commoner", "Gambler"]}),
+}
+
+
+def test_every_game_fits_the_slate_at_a_reveal_and_at_the_end(browser, served):
+    server, table, app = served
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(server.url + "/")
+    page.wait_for_selector("#live[data-state=live]")
+    for name, (players, options) in GAMES.items():
+        if table.session is not None and not table.session.finished:
+            table.end_game("next game")
+        table.start_game(name, players, options)
+        advance_to_a_reveal(table, seed=7)
+        page.wait_for_function(f"document.body.dataset.seq === '{table.seq}'")
+        assert page.locator("#dice .die").count() == len(table.snapshot()["slate"]["reveal"]["dice"])
+        check_all_sizes(page, f"{name}-reveal")
+    table.end_game("next game")
+    table.start_game("tregald", ["Ann", "Ben", "Cara"], {"rounds": 1})
+    play_out(table, seed=5)
+    page.wait_for_function(f"document.body.dataset.seq === '{table.seq}'")
+    assert page.is_visible("#winner")
+    check_all_sizes(page, "tregald-over")

@@ -257,7 +257,8 @@
     $("fix-tools").hidden = !slate;
     $("events-card").hidden = !slate;
     $("start-card").hidden = running;
-    $("tavern-card").hidden = !running || slate.game !== "tricksters-tavern";
+    const abilities = ["upgrade_die", "downgrade_die", "add_die", "remove_die", "wild_face"];
+    $("tavern-card").hidden = !running || !view.prompt.wants.some((w) => abilities.includes(w));
     renderActions(running ? view.prompt : null);
     renderHeld();
     if (slate) { renderFix(); renderButtons(); renderEvents(); } else { $("fix-card").hidden = true; }

@@ -20,6 +20,7 @@
   function renderPlayers(slate) {
     const list = $("players");
     list.replaceChildren();
+    list.toggleAttribute("data-many", slate.players.length > 6);
     $("scores-title").textContent = slate.scoring === "dice" ? "Dice left" : (slate.scoring === "winnings" ? "Winnings" : "Scores");
     slate.players.forEach((p, i) => {
       const row = el("li", "player");
@@ -30,6 +31,7 @@
       who.append(el("span", "name", p.name));
       if (p.role) who.append(el("span", "badge role", p.role));
       if (p.status) who.append(el("span", "badge status status-" + p.status.replace(/\s+/g, "-"), p.status));
+      if (p.hand) who.append(el("span", "hand", p.hand));
       row.append(who, el("span", "score", scoreText(p, slate.scoring)));
       list.append(row);
     });
@@ -42,6 +44,7 @@
     if (!reveal) return;
     const dice = $("dice");
     dice.replaceChildren(...reveal.dice.map((v, i) => die(v, i)));
+    dice.dataset.count = reveal.dice.length > 20 ? "lots" : (reveal.dice.length > 10 ? "many" : "few");
     $("verdict").textContent = reveal.verdict;
     $("verdict").dataset.truth = /^true/i.test(reveal.verdict) ? "true" : (/^false/i.test(reveal.verdict) ? "false" : "");
     $("lines").replaceChildren(...reveal.lines.map((line) => el("li", null, line)));
