@@ -205,6 +205,7 @@ def test_loser_out_next_to_left_starts():
 
 def test_two_players_one_die_each_bid_on_the_total():
     state = table(("Ann", "Bob"), dice=1)
+    assert "bid on the total of both dice, 2 to 12" in GAME.prompt(state).text
     refused(state, Bid(ANN, 1, 6), "total bid", "total of both dice")
     refused(state, Bid(ANN, 13), "total bid", "2 to 12")
     state = play(state, Bid(ANN, 7))

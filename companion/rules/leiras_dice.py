@@ -8,11 +8,12 @@ both dice (2..12). The camera reads every die at the reveal.
 
 from __future__ import annotations
 
-from companion.rules.bidding import START_OPTION, BiddingGame, TableState, check_pips, quantity_word
+from dataclasses import replace
 
+from companion.rules.bidding import START_OPTION, BiddingGame, TableState, check_pips, quantity_word
 from companion.rules.errors import IllegalAction
 from companion.rules.events import Bid, DiceObserved
-from companion.rules.game import DiceRequest, Option
+from companion.rules.game import DiceRequest, Option, Prompt
 
 TOTAL_LOW, TOTAL_HIGH = 2, 12
 
@@ -73,6 +74,12 @@ class LeirasDiceGame(BiddingGame):
             raise IllegalAction("total bid", f"a bid on the total of two dice is from 2 to 12, not {bid.quantity!r}")
         if state.bid is not None and bid.quantity <= state.bid.quantity:
             raise IllegalAction("total bid", f"a total bid must be higher than {state.bid.quantity}")
+
+    def prompt(self, state: TableState) -> Prompt:
+        prompt = super().prompt(state)
+        if state.phase == "bidding" and self.total_mode(state):
+            return replace(prompt, text=prompt.text + " (one die each: bid on the total of both dice, 2 to 12)")
+        return prompt
 
     def bid_text(self, state: TableState, bid: Bid) -> str:
         if bid.face is None:
