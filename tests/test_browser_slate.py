@@ -308,3 +308,41 @@ def test_every_game_fits_the_slate_at_a_reveal_and_at_the_end(browser, served):
     page.wait_for_function(f"document.body.dataset.seq === '{table.seq}'")
     assert page.is_visible("#winner")
     check_all_sizes(page, "tregald-over")
+
+
+def test_tricksters_tavern_from_the_panel_classes_bid_liar_and_typed_dice(browser, served):
+    server, table, app = served
+    slate = browser.new_page(viewport={"width": 1280, "height": 800})
+    slate.goto(server.url + "/")
+    slate.wait_for_selector("#live[data-state=live]")
+    host = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(host, server.url)
+    host.select_option("#start-game", "tricksters-tavern")
+    host.fill("textarea[name=players]", "Ann\nBen")
+    host.select_option("fieldset[data-game=tricksters-tavern] select[name='option.start']", "seat0")
+    host.select_option(".per-seat .class-choice:nth-of-type(1) select", "Brawler")
+    host.select_option(".per-seat .class-choice:nth-of-type(2) select", "Cutpurse")
+    host.click("#f-start button[type=submit]")
+    slate.wait_for_function("document.getElementById('prompt').textContent.includes('Ann opens round 1')")
+    assert "Brawler: 2d6+2d8" in slate.inner_text("#players")
+    assert [card.split(" (")[0] for card in table.session.record.options["classes"]] == ["Brawler", "Cutpurse"]
+
+    host.wait_for_selector("#f-bid:not([hidden])")
+    assert host.is_visible("#tavern-card")  # class abilities are offered while bidding
+    host.fill("#f-bid input[name=quantity]", "3")
+    host.select_option("#f-bid select[name=face]", "4")
+    host.click("#f-bid button[type=submit]")
+    slate.wait_for_function("document.getElementById('current').textContent === 'Ann bids 3 fours'")
+    host.click("button.press[data-button=liar][data-seat='']")
+    host.wait_for_selector("#f-dice:not([hidden]) .hand")
+    hands = host.locator("#dice-inputs .hand")
+    assert hands.count() == 2
+    assert hands.nth(0).locator("select").count() == 4 and hands.nth(1).locator("select").count() == 5
+    d8 = hands.nth(0).locator("label:has-text('d8') select").first
+    assert d8.locator("option").count() == 8
+    d8.select_option("8")
+    host.screenshot(path=str(ARTIFACTS / "host-tavern-dice.png"), full_page=True)
+    host.click("#f-dice button[type=submit]")
+    slate.wait_for_selector("#reveal:not([hidden])")
+    assert slate.locator("#dice .die").count() == 9
+    assert "8" in slate.locator("#dice").inner_text()

@@ -12,12 +12,16 @@
 
   /* --- talking to the companion ------------------------------------------------ */
 
+  let quiet = null;
   function say(text, isError) {
     const box = $("message");
     box.hidden = false;
     box.textContent = text;
     box.className = "host-message " + (isError ? "error-message" : "flash");
+    clearTimeout(quiet);
+    if (!isError) quiet = setTimeout(() => { box.hidden = true; }, 4000);
   }
+  $("message").addEventListener("click", () => { $("message").hidden = true; });
 
   async function post(url, body) {
     let response, data = {};
