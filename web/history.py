@@ -14,6 +14,7 @@ from web.slate import companion
 
 bp = Blueprint("history", __name__)
 
+ACCURACY_WIDTH = 300
 STAT_KEYS = ("games", "wins", "calls", "correct_calls", "bluffs", "bluffs_worked", "dice_lost")
 
 
@@ -92,7 +93,8 @@ def chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
         bars.append({
             "name": row["name"], "y": i * row_height,
             "games_w": round(bar_width * row["games"] / top), "wins_w": round(bar_width * row["wins"] / top),
-            "games": row["games"], "wins": row["wins"],
+            "games": row["games"], "wins": row["wins"], "accuracy": row["accuracy"],
+            "accuracy_w": round(ACCURACY_WIDTH * (row["accuracy"] or 0) / 100),
         })
-    return {"bars": bars, "label": label, "width": label + bar_width + 80, "height": max(1, len(bars)) * row_height + 30,
-            "row": row_height}
+    return {"bars": bars, "label": label, "width": label + bar_width + 80, "height": max(1, len(bars)) * row_height + 12,
+            "row": row_height, "accuracy_width": label + ACCURACY_WIDTH + 70}

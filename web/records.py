@@ -11,7 +11,7 @@ import io
 import json
 from typing import Any
 
-from companion.rules import BadRecord, GameRecord, effective_events
+from companion.rules import BadRecord, GameRecord, RulesError, effective_events, get_game
 
 CSV_FIELDS = ("index", "kind", "seat", "in_force", "details")
 #: Host corrections: events of the record that are never "in force" themselves.
@@ -23,9 +23,17 @@ def game_summaries(table) -> list[dict[str, Any]]:
     games = list(table.store.list_games())
     games.reverse()
     for game in games:
+        game["title"] = (game.get("slate") or {}).get("title") or game_title(game.get("game", ""))
         if game.get("id") == table.game_id and not game.get("finished"):
             game["current"] = True
     return games
+
+
+def game_title(name: str) -> str:
+    try:
+        return get_game(name).title
+    except RulesError:
+        return name
 
 
 def find_summary(table, game_id: str) -> dict[str, Any] | None:
