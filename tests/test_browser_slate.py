@@ -88,6 +88,7 @@ def browser():
 def served():
     table = Table()
     table.set_device_status("buttons", "missing", "no GPIO: use the host panel")
+    table.set_device_status("camera", "ok", "")
     app, _ = make_app(table, sse_heartbeat=0.3, title="Thursday table")
     server = Server(app)
     yield server, table, app
@@ -157,7 +158,8 @@ def test_a_tregald_turn_played_from_the_host_panel_shows_live_on_the_slate(brows
     slate.evaluate("window.notReloaded = true")
     slate.wait_for_selector("#live[data-state=live]")
     assert slate.inner_text("#prompt") == "Waiting for the host to start a game"
-    assert "buttons: no GPIO" in slate.inner_text("#devices")
+    assert slate.inner_text("#devices") == "buttons: missing"
+    assert slate.get_attribute("#devices .notice", "title") == "no GPIO: use the host panel"
     check_all_sizes(slate, "idle")
 
     host = browser.new_page(viewport={"width": 1280, "height": 900})

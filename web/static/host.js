@@ -254,8 +254,11 @@
     $("h-stage").textContent = slate ? slate.stage : "";
     $("h-prompt").textContent = slate ? (slate.finished && slate.winner ? slate.winner + " wins" : slate.prompt) : "Start a game below.";
     $("h-current").textContent = slate && slate.current ? slate.current : "";
-    $("h-devices").replaceChildren(...Object.entries(view.devices || {}).map(([n, d]) =>
-      el("span", "notice", n + ": " + d.status + (d.message ? " (" + d.message + ")" : ""))));
+    $("h-devices").replaceChildren(...Object.entries(view.devices || {}).map(([n, d]) => {
+      const calm = ["ok", "ready", "demo", "off"].includes(String(d.status).toLowerCase());
+      const note = el("span", "notice wrap" + (calm ? " info" : ""), n + ": " + d.status + (d.message ? " (" + d.message + ")" : ""));
+      return note;
+    }));
     $("act-card").hidden = !running;
     $("buttons-card").hidden = !running;
     $("fix-tools").hidden = !slate;
@@ -334,6 +337,7 @@
   gameSelect.addEventListener("change", showOptions);
   showOptions();
 
+  setTimeout(() => document.querySelectorAll("p.flash").forEach((p) => p.remove()), 4000);
   follow(() => refresh(), () => {});
   refresh();
 })();

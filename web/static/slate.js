@@ -5,6 +5,7 @@
   const $ = (id) => document.getElementById(id);
   const title = $("game-title").textContent;
   const OK = ["ok", "ready", "connected", "running"];
+  const INFO = ["demo", "off"];  // shown, but not as a problem
   let shownPhoto = null;
 
   function show(node, on) { node.hidden = !on; }
@@ -63,7 +64,9 @@
     box.replaceChildren();
     Object.entries(devices || {}).forEach(([name, d]) => {
       if (OK.includes(String(d.status).toLowerCase())) return;
-      const note = el("span", "notice", name + ": " + (d.message || d.status));
+      const status = String(d.status).toLowerCase();
+      const note = el("span", "notice" + (INFO.includes(status) ? " info" : ""), name + ": " + status);
+      note.title = d.message || d.status;
       box.append(note);
     });
   }
