@@ -66,6 +66,7 @@ class TableService:
         self._stopping = threading.Event()
         self._lock_file = None
         self._before_reveal: Callable[[], None] = lambda: None
+        self._owns_factory = False
 
     # --- start ------------------------------------------------------------------------
 
@@ -118,6 +119,7 @@ class TableService:
         try:
             if self.pin_factory is None:
                 self.pin_factory = make_pin_factory("mock" if self.demo else wiring.pin_factory)
+                self._owns_factory = True
             self.buttons = TableButtons(wiring, self.presses, pin_factory=self.pin_factory)
             self.lights = SeatLights(wiring, pin_factory=self.pin_factory)
         except HardwareFault as exc:
@@ -139,7 +141,7 @@ class TableService:
             camera = DemoCamera(self.table)
             self._before_reveal = camera.lift_cup
             opener = opener or (lambda: camera)
-            make_reader = make_reader or (lambda: demo_reader(camera, self.config.vision))
+            make_reader = make_reader or (lambda: demo_reader(camera, self.config.vision, self.table))
         if opener is None:
             from hardware.camera import open_camera
 
@@ -227,6 +229,7 @@ class TableService:
         seq = -1
         while not self._stopping.is_set():
             change = self.table.wait_for_change(seq, 1.0)
+            self._forget_mock_history()
             if change is None:
                 continue
             seq = change[0]
@@ -234,6 +237,15 @@ class TableService:
                 self.lights.show(light_states(self.table.snapshot(), self.config.gpio.seat_numbers()))
             except Exception:
                 log.exception("the seat lights could not be set")
+
+    def _forget_mock_history(self) -> None:
+        """gpiozero's MockFactory (demo, `pin_factory = "mock"`) keeps every change of every
+        pin for tests to inspect; a blinking seat light would grow that list all evening."""
+        if not self._owns_factory:
+            return
+        for pin in list(getattr(self.pin_factory, "pins", {}).values()):
+            if len(getattr(pin, "states", ())) > 100 and hasattr(pin, "clear_states"):
+                pin.clear_states()
 
     # --- addresses ----------------------------------------------------------------------
 
@@ -265,6 +277,8 @@ class TableService:
             thread.join(5.0)
         if self.lights is not None:
             self.lights.close()
+        if self._owns_factory and self.pin_factory is not None:
+            self.pin_factory.close()
         if self.store is not None:
             self.store.close()
         if self._lock_file is not None:
@@ -323,7 +337,7 @@ def vision_ready(vision_config) -> Callable[[], Any]:
         return SettledScene
 
 
-def demo_reader(camera, vision_config) -> DiceReader:
+def demo_reader(camera, vision_config, table) -> DiceReader:
     """The real reader with the bundled spike dice taught; the photos' own values if it cannot load."""
     from companion.demo_photos import ManifestReader, demo_spike_profile
 
@@ -331,6 +345,7 @@ def demo_reader(camera, vision_config) -> DiceReader:
         return VisionReader(vision_config, spike_profile=demo_spike_profile())
     except Exception as exc:
         log.warning("the dice reader is unavailable (%s); the demo uses the photos' known values", exc)
+        table.set_device_status("reader", "demo", f"the dice reader cannot start ({exc}); using the photos' known values")
         return ManifestReader(camera)
 
 

@@ -181,3 +181,19 @@ def test_companion_demo_prints_the_url_and_pin_and_stops_on_sigterm(tmp_path):
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def test_a_long_demo_does_not_grow_the_mock_pins_history(tmp_path):
+    """MockFactory records every pin change; blinking seat lights would grow it all evening."""
+    service, _ = _demo_service(tmp_path)
+    try:
+        led = service.pin_factory.pin(22)  # seat 0's light
+        for _ in range(300):
+            led._change_state(not led.state)  # what LED.blink does on its thread
+        assert len(led.states) > 300
+        deadline = time.monotonic() + 5
+        while len(led.states) > 100 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(led.states) <= 100
+    finally:
+        service.stop()
