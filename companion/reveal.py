@@ -121,6 +121,7 @@ class RevealDesk:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._camera = None
+        self._last_fault: str | None = None
         self._camera_wanted = True
         self._next_open = 0.0
         self._ready: ReadySignal | None = None
@@ -258,15 +259,17 @@ class RevealDesk:
         try:
             camera = self._open_camera()
         except HardwareFault as exc:
+            # Retried every few seconds: say it once, not every time.
+            (log.debug if str(exc) == self._last_fault else log.warning)("no camera: %s", exc)
+            self._last_fault = str(exc)
             self.table.set_device_status("camera", "unavailable", str(exc))
             self._next_open = self._clock() + self._retry_seconds
-            log.warning("no camera: %s", exc)
             return
         if camera is None:
             self._camera_wanted = False
             self.table.set_device_status("camera", "off", f"no camera configured; {_MANUAL}")
             return
-        self._camera, self._ready, self._fresh_scene = camera, None, None
+        self._camera, self._ready, self._fresh_scene, self._last_fault = camera, None, None, None
         self.table.set_device_status("camera", "ok", "")
         log.info("camera ready")
 

@@ -143,6 +143,10 @@ class SqliteStore:
         self._db.execute("PRAGMA foreign_keys=ON")
 
     def _create(self) -> None:
+        try:
+            os.chmod(self.path, 0o600)  # the running game's secret calls are in here
+        except OSError:
+            pass
         self._configure()
         self._db.execute("BEGIN IMMEDIATE")
         try:

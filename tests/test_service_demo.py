@@ -17,7 +17,7 @@ import pytest
 
 from companion.config import parse_config
 from companion.demo_photos import DemoCamera, ManifestReader, demo_folder, load_manifest
-from companion.reveal import CAMERA_KINDS, RevealDesk
+from companion.reveal import CAMERA_KINDS
 from companion.rules import DiceObserved, DiceRequest, all_games
 from companion.service import TableService
 from companion.simulate import player_names

@@ -101,10 +101,11 @@ def test_an_unknown_game_is_a_clear_error(tmp_path):
             store.append("nonsense", 0, ChipCall(0, "green"))
 
 
-def test_the_database_runs_in_wal_mode_with_full_sync(tmp_path):
+def test_the_database_runs_in_wal_mode_with_full_sync_and_is_private(tmp_path):
     with SqliteStore.in_dir(tmp_path) as store:
         assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert (tmp_path / "games.sqlite3").stat().st_mode & 0o077 == 0  # secret calls inside
 
 
 def test_a_corrupt_file_is_refused_and_left_untouched(tmp_path):
