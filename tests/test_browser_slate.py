@@ -161,6 +161,8 @@ def test_a_tregald_turn_played_from_the_host_panel_shows_live_on_the_slate(brows
     assert slate.inner_text("#devices") == "buttons: missing"
     assert slate.get_attribute("#devices .notice", "title") == "no GPIO: use the host panel"
     check_all_sizes(slate, "idle")
+    qr = cv2.imdecode(np.frombuffer(slate.locator(".qr").screenshot(), np.uint8), cv2.IMREAD_COLOR)
+    assert cv2.QRCodeDetector().detectAndDecode(qr)[0] == server.url + "/"  # a phone opens this slate
 
     host = browser.new_page(viewport={"width": 1280, "height": 900})
     log_in(host, server.url)
@@ -348,3 +350,14 @@ def test_tricksters_tavern_from_the_panel_classes_bid_liar_and_typed_dice(browse
     slate.wait_for_selector("#reveal:not([hidden])")
     assert slate.locator("#dice .die").count() == 9
     assert "8" in slate.locator("#dice").inner_text()
+
+    # the record downloaded from the history page goes back in through the panel's import
+    record = host.request.get(server.url + f"/games/{table.game_id}.json").body()
+    upload = ARTIFACTS / "tavern-record.json"
+    upload.write_bytes(record)
+    host.set_input_files("#f-import input[type=file]", str(upload))
+    host.click("#f-import button[type=submit]")
+    host.wait_for_selector(".host-message.flash")
+    assert "imported as" in host.inner_text("#message")
+    games = table.store.list_games()
+    assert len(games) == 2 and games[-1]["events"] == len(table.session.record.events)
