@@ -183,3 +183,21 @@ def test_stats_without_games():
     app, _ = make_app()
     html = app.test_client().get("/stats").get_data(as_text=True)
     assert "No finished games yet" in html
+
+
+def test_an_oversized_upload_is_refused_with_a_message():
+    app, table = make_app()
+    client = app.test_client()
+    headers = login(client)
+    big = io.BytesIO(b" " * (3 * 1024 * 1024))
+    response = client.post("/host/import", data={"record": (big, "huge.json")}, headers=headers,
+                           content_type="multipart/form-data")
+    assert response.status_code == 413 and response.get_json() == {"error": "that upload is too large"}
+    assert table.store.list_games() == []
+
+
+def test_a_browser_gets_an_error_page_not_json():
+    app, _ = make_app()
+    response = app.test_client().get("/games/404", headers={"Accept": "text/html"})
+    assert response.status_code == 404 and response.mimetype == "text/html"
+    assert "there is no game &#39;404&#39;" in response.get_data(as_text=True)
