@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import waitress
 
-from companion.rules import get_game
+from companion.rules import Declaration, get_game
 from companion.table import Table
 from web_app import PIN, make_app, play_out
 
@@ -361,3 +361,30 @@ def test_tricksters_tavern_from_the_panel_classes_bid_liar_and_typed_dice(browse
     assert "imported as" in host.inner_text("#message")
     games = table.store.list_games()
     assert len(games) == 2 and games[-1]["events"] == len(table.session.record.events)
+
+
+def test_a_held_camera_reading_is_fixed_on_the_panel(browser, served):
+    server, table, app = served
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
+    table.submit(Declaration(0, 1, "blue"))
+    table.press(1, "green")
+    photo, boxes = dice_photo()
+    values = ["red", "red", "red", "blue", "red"]  # the reader got die 5 wrong and was unsure
+    assert table.offer_reading(values, boxes=boxes, photo=photo, flagged=True, reason="die 5 is blurred") == "held"
+    slate = browser.new_page(viewport={"width": 1280, "height": 800})
+    slate.goto(server.url + "/")
+    host = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(host, server.url)
+    host.wait_for_selector("#held-card:not([hidden])")
+    assert host.inner_text("#held-reason") == "die 5 is blurred"
+    host.wait_for_function("document.getElementById('held-img').naturalWidth === 640")
+    selects = host.locator("#dice-inputs select")
+    assert [selects.nth(i).input_value() for i in range(5)] == values  # prefilled with the reading
+    host.locator("#held-marks .mark").nth(4).click()
+    assert host.evaluate("document.activeElement === document.querySelectorAll('#dice-inputs select')[4]")
+    selects.nth(4).select_option("blue")
+    host.click("#f-dice button[type=submit]")
+    slate.wait_for_selector("#reveal:not([hidden])")
+    assert slate.inner_text("#verdict").startswith("False: 1 blue were declared, 2 blue rolled")
+    assert table.session.record.events[-1].values == ("red", "red", "red", "blue", "blue")
+    host.wait_for_selector("#held-card[hidden]", state="attached")

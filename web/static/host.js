@@ -214,7 +214,10 @@
     if (held.photo) {
       const img = $("held-img");
       img.src = "/photo/" + held.photo;
-      markPhoto(img, $("held-marks"), held.dice, null);
+      markPhoto(img, $("held-marks"), held.dice, (i) => {
+        const select = $("dice-inputs").querySelectorAll("select")[i];
+        if (select) { select.focus(); select.scrollIntoView({ block: "center" }); }
+      });
     }
   }
 
