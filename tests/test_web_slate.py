@@ -197,3 +197,16 @@ def test_wrong_method_is_405_json_on_the_api():
     app, _ = make_app()
     response = app.test_client().post("/api/state")
     assert response.status_code == 405 and "error" in response.get_json()
+
+
+def test_player_names_are_text_never_markup():
+    app, table = make_app()
+    name = '</script><img src=x onerror="alert(1)"><!--'
+    table.start_game("tregald", [name, "Ben"], {"rounds": 1})
+    client = app.test_client()
+    for path in ("/", "/games", f"/games/{table.game_id}"):
+        html = client.get(path).get_data(as_text=True)
+        assert "<img src=x" not in html and "</script><img" not in html, path
+    html = client.get("/").get_data(as_text=True)
+    embedded = re.search(r'<script type="application/json" id="initial-state">(.*?)</script>', html, re.S).group(1)
+    assert json.loads(embedded)["slate"]["players"][0]["name"] == name

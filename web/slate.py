@@ -33,7 +33,8 @@ def qr_svg(url: str) -> Markup:
 def index():
     seq, snapshot = companion()["table"].snapshot_json()
     url = slate_url()
-    return render_template("slate.html", snapshot=Markup(snapshot.replace("</", "<\\/")), qr=qr_svg(url), url=url)
+    # JSON inside <script>: no "<" at all, so no name can close or confuse the tag
+    return render_template("slate.html", snapshot=Markup(snapshot.replace("<", "\\u003c")), qr=qr_svg(url), url=url)
 
 
 @bp.get("/events")
