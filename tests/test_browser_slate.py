@@ -388,3 +388,27 @@ def test_a_held_camera_reading_is_fixed_on_the_panel(browser, served):
     assert slate.inner_text("#verdict").startswith("False: 1 blue were declared, 2 blue rolled")
     assert table.session.record.events[-1].values == ("red", "red", "red", "blue", "blue")
     host.wait_for_selector("#held-card[hidden]", state="attached")
+
+
+def test_a_mistyped_declaration_is_corrected_from_the_record(browser, served):
+    server, table, app = served
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
+    table.submit(Declaration(0, 2, "red"))
+    slate = browser.new_page(viewport={"width": 1280, "height": 800})
+    slate.goto(server.url + "/")
+    slate.wait_for_function("document.getElementById('current').textContent === 'Ann declares 2 red'")
+    host = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(host, server.url)
+    host.click("#events button:has-text('fix')")
+    host.fill("#events tr.editor input[name=count]", "4")
+    host.click("#events tr.editor button[type=submit]")
+    slate.wait_for_function("document.getElementById('current').textContent === 'Ann declares 4 red'")
+    assert table.session.record.events[-1].to_dict() == {
+        "kind": "amend", "target": 0, "event": {"kind": "declaration", "seat": 0, "count": 4, "face": "red"}}
+    host.wait_for_selector("#events tr.correction")
+    host.click("#events button:has-text('fix')")
+    assert host.input_value("#events tr.editor input[name=count]") == "4"  # the amended value is in force
+    host.fill("#events tr.editor input[name=count]", "9")
+    host.click("#events tr.editor button[type=submit]")
+    host.wait_for_selector(".host-message.error-message")
+    assert "does not fit the game" in host.inner_text("#message")

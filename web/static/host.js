@@ -26,10 +26,9 @@
   async function post(url, body) {
     let response, data = {};
     try {
-      response = await fetch(url, {
-        method: "POST", body, credentials: "same-origin",
-        headers: { "X-CSRF-Token": csrf, "Accept": "application/json" },
-      });
+      const headers = { "X-CSRF-Token": csrf, "Accept": "application/json" };
+      if (typeof body === "string") headers["Content-Type"] = "application/json";
+      response = await fetch(url, { method: "POST", body, credentials: "same-origin", headers });
       data = await response.json().catch(() => ({}));
     } catch (e) {
       say("The companion did not answer: " + e.message, true);
@@ -236,6 +235,42 @@
     });
   }
 
+  /* A mistyped declaration, bid, stake...: edit its fields in place; saved as an amend. */
+  const EDITABLE = ["declaration", "bid", "stake", "colour_call", "challenge", "discard"];
+  function typed(value) {
+    const text = value.trim();
+    if (text === "") return null;
+    if (/^-?\d+$/.test(text)) return Number(text);
+    if (text.includes(",")) return text.split(",").map((v) => typed(v)).filter((v) => v !== null);
+    return text;
+  }
+  function editRow(e, row) {
+    const next = row.nextElementSibling;
+    if (next && next.classList.contains("editor")) { next.remove(); return; }
+    const editor = el("tr", "editor");
+    const cell = el("td"); cell.colSpan = 4;
+    const form = el("form", "act");
+    const amends = view.events.filter((x) => x.kind === "amend" && x.target === e.index);
+    const current = amends.length ? amends[amends.length - 1].event : e;  // what is in force now
+    const fieldsOf = Object.entries(current).filter(([k]) => !["kind", "index", "in_force"].includes(k));
+    fieldsOf.forEach(([k, v]) => {
+      const label = el("label", null, k);
+      const input = el("input"); input.name = k;
+      input.value = v === null ? "" : (Array.isArray(v) ? v.join(", ") : String(v));
+      label.append(input); form.append(label);
+    });
+    const save = el("button", "primary", "Save correction"); save.type = "submit";
+    form.append(save);
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const event = { kind: e.kind };
+      fieldsOf.forEach(([k]) => { const v = typed(form.elements[k].value); if (v !== null) event[k] = v; });
+      post("/host/amend", JSON.stringify({ target: e.index, event })).then((ok) => { if (ok) editor.remove(); });
+    });
+    cell.append(form); editor.append(cell);
+    row.after(editor);
+  }
+
   function renderEvents() {
     $("events").replaceChildren(...view.events.slice().reverse().map((e) => {
       const correction = ["undo", "amend", "end_game"].includes(e.kind);
@@ -243,7 +278,14 @@
       const details = Object.entries(e).filter(([k]) => !["kind", "seat", "index", "in_force"].includes(k))
         .map(([k, v]) => k + ": " + (Array.isArray(v) ? v.map(faceText).join(", ") : (typeof v === "object" && v !== null ? JSON.stringify(v) : v)))
         .join("; ");
-      row.append(el("td", null, String(e.index)), el("td", null, e.kind.replace("_", " ")),
+      const what = el("td", null, e.kind.replace("_", " "));
+      if (e.in_force && EDITABLE.includes(e.kind)) {
+        const fix = el("button", "small-button", "fix");
+        fix.type = "button"; fix.title = "correct this " + e.kind.replace("_", " ");
+        fix.addEventListener("click", () => editRow(e, row));
+        what.append(" ", fix);
+      }
+      row.append(el("td", null, String(e.index)), what,
         el("td", null, e.seat === undefined || e.seat === null ? "" : seatName(e.seat)), el("td", null, details));
       return row;
     }));
