@@ -20,7 +20,11 @@ PROMPT = re.compile(r"^press (?:seat (\d) (green|yellow)|the shared (REVEAL|LIAR
 
 
 class Builder:
-    """Answers the walk's prompts by driving mock pins, optionally mis-wired or sleepy."""
+    """Answers the walk's prompts by driving mock pins, optionally mis-wired or sleepy.
+
+    Like a person at the table it reads seats as labelled, from 1: "seat 3" is wiring.seats[2].
+    `dark` and `lights_seen` use the engine's seat indices (from 0).
+    """
 
     def __init__(self, factory: MockFactory, wiring: Wiring, *, swapped: tuple[int, int] | None = None, asleep: set[int] = frozenset(), dark: set[int] = frozenset()):
         self.factory, self.wiring = factory, wiring
@@ -45,10 +49,10 @@ class Builder:
         seat, colour, shared = match.groups()
         if shared:
             return getattr(self.wiring, shared.lower())
-        return getattr(self.wiring.seats[int(seat)], colour)
+        return getattr(self.wiring.seats[int(seat) - 1], colour)
 
     def ask(self, question: str) -> str:
-        seat = int(re.search(r"seat (\d)'s light", question).group(1))
+        seat = int(re.search(r"seat (\d)'s light", question).group(1)) - 1
         lit = [s for s, pin in self.wiring.lights().items() if self.factory.pin(pin).state]
         self.lights_seen.append((seat, lit))
         return "n" if seat in self.dark else ("y" if lit == [seat] else "n")
@@ -84,7 +88,9 @@ def test_a_well_wired_table_passes_every_check_and_saves_a_snapshot(factory, rec
     assert code == 0, check.outcome.problems
     assert check.outcome.checked == 14 + 6 + 1
     assert builder.heard.count("  ok") == 20
-    assert "press seat 2 green (GPIO5 (header pin 29))" in builder.heard
+    assert "press seat 3 green (GPIO5 (header pin 29))" in builder.heard  # seats read from 1, as labelled
+    prompts = [text for text in builder.heard if text.startswith("press seat")]
+    assert prompts[0].startswith("press seat 1 green") and prompts[-1].startswith("press seat 6 yellow")
     assert builder.lights_seen == [(seat, [seat]) for seat in range(6)]  # each LED alone, in turn
     snapshot = cv2.imread(str(tmp_path / "snap" / "table.jpg"))
     assert snapshot.shape == (30, 40, 3)
@@ -96,8 +102,8 @@ def test_swapped_wires_are_reported_with_both_pins(factory, recorded_camera, tmp
     code, check = walk(factory, builder, recorded_camera, tmp_path, skip=("lights", "camera"))
     assert code == 1
     assert check.outcome.problems == [
-        "seat 1 green: got seat 1 yellow instead; the wires on GPIO23 (header pin 16) and GPIO24 (header pin 18) look swapped",
-        "seat 1 yellow: got seat 1 green instead; the wires on GPIO24 (header pin 18) and GPIO23 (header pin 16) look swapped",
+        "seat 2 green: got seat 2 yellow instead; the wires on GPIO23 (header pin 16) and GPIO24 (header pin 18) look swapped",
+        "seat 2 yellow: got seat 2 green instead; the wires on GPIO24 (header pin 18) and GPIO23 (header pin 16) look swapped",
     ]
 
 
@@ -108,7 +114,7 @@ def test_a_dead_button_and_a_dark_light_are_reported(factory, recorded_camera, t
     assert code == 1
     assert len(check.outcome.problems) == 2
     assert check.outcome.problems[0].startswith("the shared REVEAL button: no press within 0.2 s; check GPIO4 (header pin 7)")
-    assert check.outcome.problems[1].startswith("seat 4's light: not confirmed on; check GPIO21 (header pin 40)")
+    assert check.outcome.problems[1].startswith("seat 5's light: not confirmed on; check GPIO21 (header pin 40)")
 
 
 def test_no_camera_is_a_reported_problem_not_a_crash(factory, tmp_path):

@@ -97,7 +97,7 @@ def test_the_pin_map_in_docs_matches_the_shipped_wiring():
     expected = set()
     for seat in wiring.seats:
         for what, pin in (("green", seat.green), ("yellow", seat.yellow), ("led", seat.led)):
-            expected.add((f"seat {seat.seat}", what, pin, HEADER_PIN[pin]))
+            expected.add((f"seat {seat.seat + 1}", what, pin, HEADER_PIN[pin]))  # people count seats from 1
     expected.add(("shared", "reveal", wiring.reveal, HEADER_PIN[wiring.reveal]))
     expected.add(("shared", "liar", wiring.liar, HEADER_PIN[wiring.liar]))
     assert documented == expected
@@ -109,3 +109,6 @@ def test_the_wiring_diagram_labels_every_default_pin():
     pins = {pin for _, _, pin in wiring.buttons()} | set(wiring.lights().values())
     for pin in pins:
         assert re.search(rf">GPIO{pin}<", svg), f"GPIO{pin} missing from docs/wiring.svg"
+    for seat in wiring.seats:  # labelled as the builder numbers the seats, from 1
+        for label, pin in (("green button", seat.green), ("yellow button", seat.yellow), ("light (LED)", seat.led)):
+            assert f">GPIO{pin}</tspan> · seat {seat.seat + 1} {label}<" in svg, f"GPIO{pin} is not labelled seat {seat.seat + 1} {label}"

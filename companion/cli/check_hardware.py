@@ -2,7 +2,8 @@
 
 Asks for each button in turn ("press seat 2 green") and checks the right one arrived,
 lights each seat's LED and asks whether it is on, then saves a camera snapshot to look
-at. Everything it talks to is injected (`say`, `ask`, pin factory, clock of the waits),
+at. Seats are named as the builder labels them, from 1 ("seat 1" is the engine's
+seat 0, the first `[[gpio.seats]]` entry); presses and lights stay 0-based inside. Everything it talks to is injected (`say`, `ask`, pin factory, clock of the waits),
 so a test runs the very same walk with gpiozero's MockFactory.
 """
 
@@ -173,14 +174,14 @@ class HardwareCheck:
                 self.outcome.checked += 1
                 lights.show({seat: LightState.CALL_IN})
                 try:
-                    answer = self._ask(f"is seat {seat}'s light on ({describe_pin(pin)})? [y/n] ")
+                    answer = self._ask(f"is {_seat_name(seat)}'s light on ({describe_pin(pin)})? [y/n] ")
                 except EOFError:
                     answer = ""
                 lights.show({})
                 if answer.strip().lower() in ("y", "yes"):
                     self._say("  ok")
                 else:
-                    self._problem(f"seat {seat}'s light: not confirmed on; check {describe_pin(pin)}, the resistor and the LED's direction (long leg to the resistor)")
+                    self._problem(f"{_seat_name(seat)}'s light: not confirmed on; check {describe_pin(pin)}, the resistor and the LED's direction (long leg to the resistor)")
 
     def _check_camera(self) -> None:
         self.outcome.checked += 1
@@ -214,7 +215,12 @@ def _drain(events: queue.Queue[Press]) -> None:
 def _label(press: Press) -> str:
     if press.seat is None:
         return f"the shared {press.button.value.upper()} button"
-    return f"seat {press.seat} {press.button.value}"
+    return f"{_seat_name(press.seat)} {press.button.value}"
+
+
+def _seat_name(seat: int) -> str:
+    """A person counts seats from 1 (the buttons are labelled "Seat 1".."Seat 6"); the engine from 0."""
+    return f"seat {seat + 1}"
 
 
 def _pin_of(wiring: Wiring, press: Press) -> int:
