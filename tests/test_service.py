@@ -312,3 +312,15 @@ def test_light_states_say_that_a_seat_called_never_what():
     assert light_states(turn, [0, 1]) == {1: LightState.TURN}
     over = {"slate": {"players": [{}, {}], "finished": True}, "prompt": {"waiting": [], "seats": [], "wants": []}}
     assert light_states(over, [0, 1]) == {}
+
+
+@pytest.mark.xfail(strict=True, reason="companion.table._public_event logs an amend's replacement call in full "
+                                       "(Amend is not itself secret); reported to the lead")
+def test_an_amended_call_is_not_logged_above_debug(rig, caplog):
+    caplog.set_level(logging.INFO)
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    rig.table.press(0, "green")
+    rig.table.amend(0, ChipCall(0, "yellow"))
+    infos = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
+    assert any("amend" in m for m in infos)
+    assert not any("yellow" in m or "green" in m for m in infos)
