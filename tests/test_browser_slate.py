@@ -54,11 +54,21 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     def stop(self) -> None:
-        """Like a process exit: the listener and every open connection close."""
-        self.server.close()
-        for channel in list(self.server._map.values()):
-            channel.close()
-        self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=2)
+        """Like a process exit: the listener and every open connection close. The closing
+        runs on waitress's own loop thread (its trigger), so the loop ends cleanly."""
+
+        server = self.server
+        if not self.thread.is_alive():
+            return
+
+        def close_connections():
+            for channel in list(server._map.values()):
+                if channel not in (server, server.trigger):
+                    channel.close()
+
+        server.trigger.pull_trigger(close_connections)
+        server.task_dispatcher.shutdown(cancel_pending=True, timeout=3)  # the streams see their sockets gone
+        server.trigger.pull_trigger(server.close)  # listener and trigger: the map is empty, the loop ends
         self.thread.join(timeout=5)
 
 
