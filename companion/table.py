@@ -398,9 +398,24 @@ class Table:
                 "purpose": prompt.dice.purpose, "hands": [[s, list(h)] for s, h in prompt.dice.hands],
             },
         }
-        snap["photo"] = self._reveal_photo
+        snap["photo"] = self._photo_in_force(session)
         snap["held"] = self._held is not None
         return snap
+
+
+    def _photo_in_force(self, session: Session) -> dict[str, Any] | None:
+        """The reveal photo, only while its reading is the latest one in force (not undone,
+        not followed by a typed-in reading), with the dice as amended since."""
+        photo = self._reveal_photo
+        if photo is None:
+            return None
+        readings = [(i, e) for i, e in session.live_events() if isinstance(e, DiceObserved)]
+        if not readings or readings[-1][0] != photo["event"]:
+            return None
+        values = readings[-1][1].values
+        if len(values) != len(photo["dice"]):
+            return photo
+        return dict(photo, dice=[dict(d, value=v) for d, v in zip(photo["dice"], values)])
 
 
 def _public_event(event: Event, session: Session) -> dict[str, Any]:
