@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.rules import ChipCall, Declaration
+from companion.rules import ChipCall, Declaration, DiceObserved
 from companion.table import Table
 from web import create_app
 from web.slate import state_stream
@@ -210,3 +210,31 @@ def test_player_names_are_text_never_markup():
     html = client.get("/").get_data(as_text=True)
     embedded = re.search(r'<script type="application/json" id="initial-state">(.*?)</script>', html, re.S).group(1)
     assert json.loads(embedded)["slate"]["players"][0]["name"] == name
+
+
+def revealed_with_photo(table):
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 2})
+    table.submit(Declaration(0, 2, "red"))
+    table.submit(ChipCall(1, "green"))
+    table.offer_reading(["red", "red", "blue", "blue", "blue"], boxes=[(0, 0, 5, 5)] * 5, photo=b"\xff\xd8x\xff\xd9")
+    return table.snapshot()["photo"]
+
+
+def test_the_reveal_photo_follows_a_fixed_die():
+    app, table = make_app()
+    photo = revealed_with_photo(table)
+    table.amend(photo["event"], DiceObserved(("red", "red", "red", "blue", "blue"), seat=0, source="host"))
+    assert [d["value"] for d in table.snapshot()["photo"]["dice"]] == ["red", "red", "red", "blue", "blue"]
+    assert app.test_client().get("/api/state").get_json()["photo"]["id"] == photo["id"]
+
+
+def test_the_reveal_photo_goes_when_its_reading_is_undone_or_a_typed_reading_follows():
+    app, table = make_app()
+    revealed_with_photo(table)
+    table.undo()
+    assert table.snapshot()["photo"] is None
+    table.submit(DiceObserved(("red",) * 5, seat=0))
+    table.submit(Declaration(1, 1, "blue"))
+    table.submit(ChipCall(0, "yellow"))
+    table.confirm_reading(["blue"] * 5)  # typed in: there is no photo of this one
+    assert table.snapshot()["photo"] is None
