@@ -88,6 +88,8 @@
     board.dataset.mode = slate.finished ? "over" : "playing";
     $("game-title").textContent = slate.title;
     $("stage").textContent = slate.stage;
+    if ($("prompt").textContent !== slate.prompt) pulse($("prompt"));
+    if (slate.current && $("current").textContent !== slate.current) pulse($("current"));
     $("prompt").textContent = slate.prompt;
     $("prompt").dataset.phase = snap.prompt ? snap.prompt.phase : "";
     show($("winner"), slate.finished);
@@ -102,6 +104,26 @@
     $("history").replaceChildren(...history.map((h) => el("li", null, h)));
     document.body.dataset.seq = snap.seq;
   }
+
+  /* A short glow when a line changes, so the table notices from across the room. */
+  function pulse(node) {
+    node.classList.remove("pulse");
+    void node.offsetWidth;  // restart the animation
+    node.classList.add("pulse");
+  }
+
+  /* A tap makes the slate full-screen and keeps a tablet awake (where the browser allows). */
+  let wake = null;
+  async function stayAwake() {
+    try { if ("wakeLock" in navigator && !wake) { wake = await navigator.wakeLock.request("screen"); wake.addEventListener("release", () => { wake = null; }); } } catch (e) { /* http on a LAN: not allowed */ }
+  }
+  document.addEventListener("click", (e) => {
+    if (e.target.closest("a")) return;
+    const root = document.documentElement;
+    if (!document.fullscreenElement && root.requestFullscreen) root.requestFullscreen().catch(() => {});
+    stayAwake();
+  });
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible" && wake === null) stayAwake(); });
 
   function status(state) {
     const live = $("live");
