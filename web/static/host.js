@@ -348,9 +348,9 @@
       const input = document.querySelector("#f-start input[name='" + box.dataset.for + "']");
       const cards = JSON.parse(input.dataset.cards || "[]");
       const chosen = [...box.querySelectorAll("select")].map((s) => s.value);
-      input.closest("label").hidden = true;
+      input.closest("label").firstChild.textContent = "classes as names, in seat order (typed here for classes from a class file) ";
       box.hidden = false;
-      box.replaceChildren(el("span", "muted", names.length ? "Class per seat:" : "Class per seat: type the players first"));
+      box.replaceChildren(el("span", "per-seat-title", names.length ? "Class per seat" : "Class per seat: type the players first"));
       names.forEach((name, i) => {
         const label = el("label", "class-choice", (i + 1) + ". " + name);
         const select = el("select");
