@@ -130,3 +130,17 @@ def test_game_specific_event_kinds_parse_in_a_fresh_interpreter(tmp_path):
     code = "import sys; from companion.rules import GameRecord, replay; replay(GameRecord.from_json(open(sys.argv[1]).read()))"
     result = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_call_taken_back_before_the_reveal_is_never_shown():
+    record = toy_record(ChipCall(0, "green"), Undo(), ChipCall(0, "yellow"), ChipCall(1, "yellow"),
+                        DiceObserved(("red",)))
+    public = record.to_dict(public=True)["events"]
+    assert public[0]["chip"] == "hidden"
+    assert public[2]["chip"] == "yellow"  # the call in force was revealed
+
+
+def test_an_amend_of_a_call_is_secret_until_the_reveal():
+    amend = Amend(target=0, event=ChipCall(0, "yellow"))
+    assert amend.secret and not Amend(target=0, event=DiceObserved(("red",))).secret
+    assert "yellow" not in json.dumps(amend.redacted())

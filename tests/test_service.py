@@ -314,8 +314,6 @@ def test_light_states_say_that_a_seat_called_never_what():
     assert light_states(over, [0, 1]) == {}
 
 
-@pytest.mark.xfail(strict=True, reason="companion.table._public_event logs an amend's replacement call in full "
-                                       "(Amend is not itself secret); reported to the lead")
 def test_an_amended_call_is_not_logged_above_debug(rig, caplog):
     caplog.set_level(logging.INFO)
     rig.table.start_game("toy", ["Ann", "Ben"])

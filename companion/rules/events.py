@@ -247,6 +247,11 @@ class Amend(Event):
     target: int
     event: Event
 
+    @property
+    def secret(self) -> bool:  # type: ignore[override]
+        """An amended chip call is as secret as the call it replaces."""
+        return self.event.secret
+
     def redacted(self) -> dict[str, Any]:
         return {"kind": self.kind, "target": self.target, "event": self.event.redacted()}
 

@@ -124,20 +124,30 @@ def effective_events(events: Sequence[Event]) -> list[tuple[int, Event]]:
 
 
 def pending_secrets(events: Sequence[Event]) -> set[int]:
-    """Record indexes of secret events (chip calls) that no reveal has uncovered yet."""
-    pending: set[int] = set()
+    """Record indexes of secret events (chip calls) that no reveal has uncovered.
+
+    A secret stays hidden until a reveal in force follows it. A secret taken back
+    (undone) before a reveal counted it is never shown, and an amend of a secret
+    is as hidden as its target.
+    """
     try:
         live = effective_events(events)
     except BadRecord:
         live = list(enumerate(events))
+    in_force = {index for index, _ in live}
+    pending: set[int] = set()
     for index, ev in live:
         if ev.reveals:
             pending.clear()
         elif ev.secret:
             pending.add(index)
-    # amended copies of a secret live under their target index; hide the amend too
     for index, ev in enumerate(events):
-        if isinstance(ev, Amend) and ev.event.secret and ev.target in pending:
+        if not ev.secret:
+            continue
+        if isinstance(ev, Amend):
+            if ev.target in pending or ev.target not in in_force:
+                pending.add(index)
+        elif index not in in_force:
             pending.add(index)
     return pending
 
