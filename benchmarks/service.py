@@ -252,7 +252,7 @@ def play_over_http(proc: Process, game: str, seed: int, *, camera: bool) -> int:
     proc.post("/host/start", {"game": game, "players": players})
     rules, rng = get_game(game), random.Random(seed)
     mirror = Session.new(game, players)  # what the server holds, to choose legal moves
-    requests = 1
+    requests, held = 1, 0
     while not mirror.finished:
         request = mirror.prompt().dice
         if request is None:
@@ -264,9 +264,9 @@ def play_over_http(proc: Process, game: str, seed: int, *, camera: bool) -> int:
             mirror.submit(event)
         elif camera and request.kind in CAMERA_KINDS:
             answer = proc.post("/host/reveal", {})
-            if not answer["message"].startswith("read"):
-                values = [d["value"] for d in json.loads(proc.get("/host/state"))["held_reading"]["dice"]]
-                proc.post("/host/dice", {"values": values})
+            if not answer["message"].startswith("read"):  # held for the host: type in what "they see"
+                proc.post("/host/dice", {"values": list(rules.sample_reading(mirror.state, rng).values)})
+                held += 1
             last = json.loads(proc.get("/host/state"))["events"][-1]
             mirror.submit(DiceObserved(tuple(last["values"]), seat=request.seat))
             requests += 2
@@ -275,6 +275,7 @@ def play_over_http(proc: Process, game: str, seed: int, *, camera: bool) -> int:
             proc.post("/host/dice", {"values": list(event.values)})
             mirror.submit(DiceObserved(event.values, seat=request.seat))
         requests += 1
+    proc.held = getattr(proc, "held", 0) + held
     return requests
 
 
@@ -313,7 +314,8 @@ def demo_memory() -> dict:
     after = proc.rss_mb()
     reader = json.loads(proc.get("/api/state"))["devices"].get("reader")
     code = proc.stop()
-    return {"rss_start": before, "rss_after_game": after, "requests": requests, "exit": code,
+    return {"rss_start": before, "rss_after_game": after, "requests": requests, "exit": code, "held": proc.held,
+            "first_slate": proc.first_slate,
             "reader": "vision" if reader is None else f"fallback ({reader['message'][:60]})"}
 
 
@@ -331,7 +333,7 @@ def soak(games: int, slate_count: int) -> dict:
             errors += 1
             print(f"  game {number}: {exc}", file=sys.stderr)
             proc.post("/host/end", {"reason": "soak: error"})
-        if number in (9, 49, 99, 149) or number == games - 1:
+        if number == 9 or (number + 1) % max(10, games // 8) == 0 or number == games - 1:
             samples.append((number + 1, proc.rss_mb(), proc.open_files()))
     elapsed = time.monotonic() - started
     streams = stop_slates(handle)
@@ -347,6 +349,7 @@ def main() -> int:
     parser.add_argument("--presses", type=int, default=200)
     parser.add_argument("--soak-games", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="few presses and games (a smoke run; not for reporting)")
+    parser.add_argument("--only-soak", action="store_true", help="run the soak alone (a long one: --soak-games 1000)")
     args = parser.parse_args()
     if args.quick:
         args.presses, args.soak_games = 30, 10
@@ -358,6 +361,11 @@ def main() -> int:
         print(text, flush=True)
         lines.append(text)
 
+    if args.only_soak:
+        lines[1] += f" --only-soak --soak-games {args.soak_games}"
+        report_soak(soak(args.soak_games, 20), say)
+        RESULTS.with_name("service-soak.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return 0
     say("1. press (mock pin) -> slate SSE message, ms [goal: p99 <= 50 with 50 slates]")
     for count in (1, 50):
         r = press_latency(count, args.presses)
@@ -371,15 +379,21 @@ def main() -> int:
         f"median {statistics.median(times):.2f}  max {max(times):.2f}  (5 starts)")
     m = demo_memory()
     say(f"3. RSS of companion demo after a full Tregald game over HTTP [goal <= 150 MB]: {m['rss_after_game']:.0f} MB "
-        f"(at start {m['rss_start']:.0f} MB; {m['requests']} requests; reader: {m['reader']}; exit {m['exit']})")
-    s = soak(args.soak_games, 20)
+        f"(at start {m['rss_start']:.0f} MB; {m['requests']} requests; reader: {m['reader']}, {m['held']} readings held; "
+        f"exit {m['exit']}; "
+        f"first slate {m['first_slate']:.2f} s after launch)")
+    report_soak(soak(args.soak_games, 20), say)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return 0
+
+
+def report_soak(s: dict, say) -> int:
     say(f"4. soak: {s['games']} games back to back, 20 slates connected: {s['errors']} game errors, "
         f"{s['stream_errors']} stream errors, {s['reconnects']} reconnects, {s['stored']} games stored, "
         f"{s['requests']} requests in {s['seconds']:.0f} s, {s['stream_messages']} slate messages, exit {s['exit']}")
     for games, rss, files in s["samples"]:
-        say(f"   after {games:>3} games: RSS {rss:.1f} MB, open files {files}")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        say(f"   after {games:>4} games: RSS {rss:.1f} MB, open files {files}")
     return 0
 
 
