@@ -3,8 +3,8 @@
 `DemoCamera` is a frame source like the real ones (read/close), so the demo runs the
 very reveal flow the table runs. While no dice are expected it shows an empty table;
 when the game asks for dice it "lifts the cup" after a moment and shows a bundled
-photo of that kind and count (several photos side by side when no single one has
-enough dice, as for a liar's-dice reveal of fifteen). The real vision reader then reads
+photo of that kind and count; when no photo has that many dice (a liar's-dice reveal of
+fifteen) more dice cut from the other photos are laid on a photo's table. The real vision reader then reads
 it; `ManifestReader` stands in when the reader cannot be loaded, using the values the
 photos were rendered with.
 
@@ -106,13 +106,70 @@ class DemoCamera:
             self._lift = True
 
     def compose(self, kind: str, count: int) -> tuple[Scene | None, np.ndarray | None]:
-        """A scene of exactly `count` dice of `kind`: one photo, or several side by side."""
+        """A scene of exactly `count` dice of `kind`: a bundled photo when one has that
+        many, else a photo with more dice laid on its table (cut from the other photos at
+        the same scale, blended in), else, if no room is left, photos side by side."""
+        own = self._photos.get((kind, count), [])
+        if own and (self._rng.random() < 0.7 or count == 1):
+            entry = self._rng.choice(own)
+            image = self._image(entry)
+            return Scene(kind, tuple(entry["dice"]), tuple(tuple(b) for b in entry["boxes"]), (entry["file"],)), image
+        return self._scatter(kind, count) or self._side_by_side(kind, count)
+
+    def _image(self, entry: dict[str, Any]) -> np.ndarray | None:
+        return cv2.imread(str(self.folder / entry["file"]), cv2.IMREAD_COLOR)
+
+    def _scatter(self, kind: str, count: int, *, gap: int = 24, margin: int = 6):
+        entries = [e for (k, _), group in self._photos.items() if k == kind for e in group]
+        bases = [e for e in entries if min(count, 2) <= len(e["dice"]) <= count]
+        if not bases:
+            return None
+        base = self._rng.choice(bases)
+        image = self._image(base)
+        if image is None:
+            return None
+        height, width = image.shape[:2]
+        values, boxes, files = list(base["dice"]), [tuple(b) for b in base["boxes"]], [base["file"]]
+        cx = sum((b[0] + b[2]) / 2 for b in boxes) / len(boxes)
+        cy = sum((b[1] + b[3]) / 2 for b in boxes) / len(boxes)
+        donors = [(e, i) for e in entries for i in range(len(e["dice"]))]
+        for attempt in range(3000):
+            if len(values) == count:  # left to right, as a reading lists them
+                order = sorted(range(count), key=lambda i: (boxes[i][0] + boxes[i][2], boxes[i][1] + boxes[i][3]))
+                return Scene(kind, tuple(values[i] for i in order), tuple(boxes[i] for i in order),
+                             tuple(files)), image
+            entry, index = self._rng.choice(donors)
+            x1, y1, x2, y2 = entry["boxes"][index]
+            x1, y1 = max(0, x1 - margin), max(0, y1 - margin)
+            pw, ph = x2 + margin - x1, y2 + margin - y1
+            spread = 150 + attempt * 0.5  # widen the search round the dice as the table fills
+            nx = int(cx + self._rng.uniform(-1, 1) * spread * 1.3 - pw / 2)
+            ny = int(cy + self._rng.uniform(-1, 1) * spread - ph / 2)
+            box = (nx + margin, ny + margin, nx + pw - margin, ny + ph - margin)
+            if nx < 20 or ny < 20 or nx + pw > width - 20 or ny + ph > height - 20 or ph < 12 or pw < 12:
+                continue
+            if any(not (box[2] + gap < b[0] or b[2] + gap < box[0] or box[3] + gap < b[1] or b[3] + gap < box[1])
+                   for b in boxes):
+                continue
+            donor = self._image(entry)  # read only once the die has found a place
+            patch = donor[y1:y1 + ph, x1:x1 + pw]
+            if patch.shape[:2] != (ph, pw):
+                continue
+            mask = np.zeros((ph, pw), np.uint8)
+            mask[2:-2, 2:-2] = 255
+            image = cv2.seamlessClone(patch, image, mask, (nx + pw // 2, ny + ph // 2), cv2.NORMAL_CLONE)
+            values.append(entry["dice"][index])
+            boxes.append(box)
+            files.append(entry["file"])
+        return None
+
+    def _side_by_side(self, kind: str, count: int) -> tuple[Scene | None, np.ndarray | None]:
         parts = self._pick(kind, count)
         if not parts:
             return None, None
         images, values, boxes, offset = [], [], [], 0
         for entry in parts:
-            image = cv2.imread(str(self.folder / entry["file"]), cv2.IMREAD_COLOR)
+            image = self._image(entry)
             if image is None:
                 return None, None
             if image.shape[0] != EMPTY_SIZE[0]:
@@ -127,17 +184,15 @@ class DemoCamera:
         return scene, np.hstack(images) if len(images) > 1 else images[0]
 
     def _pick(self, kind: str, count: int) -> list[dict[str, Any]]:
-        """Photos adding up to `count` dice: mostly the fewest pictures, sometimes a mix
-        (so that throws differ from turn to turn, as real ones do)."""
+        """Photos adding up to `count` dice, the fewest pictures first."""
         counts = sorted((c for k, c in self._photos if k == kind), reverse=True)
         chosen, left = [], count
         while left > 0:
             fitting = [c for c in counts if c <= left]
             if not fitting:
                 return []
-            size = fitting[0] if self._rng.random() < 0.7 else self._rng.choice(fitting)
-            chosen.append(self._rng.choice(self._photos[(kind, size)]))
-            left -= size
+            chosen.append(self._rng.choice(self._photos[(kind, fitting[0])]))
+            left -= fitting[0]
         return chosen
 
     def close(self) -> None:

@@ -62,12 +62,17 @@ def test_the_cup_stays_on_a_moment_then_a_photo_with_the_expected_dice_shows():
     assert not np.array_equal(frame, empty)
 
 
-def test_more_dice_than_any_photo_has_are_shown_side_by_side():
+def same_dice(a, b) -> bool:
+    return sorted(map(str, a)) == sorted(map(str, b))
+
+
+def test_more_dice_than_any_photo_has_are_laid_on_one_table():
     table = StubTable(DiceRequest("pips", 15))
-    camera = DemoCamera(table, cup_seconds=0)
+    camera = DemoCamera(table, cup_seconds=0, seed=2)
     frame = camera.read()
     scene = camera.shown
     assert len(scene.values) == 15 and len(scene.files) >= 3
+    assert frame.shape == (768, 1024, 3)  # the dice keep their size: one table, not a collage
     assert all(v in range(1, 7) for v in scene.values)
     assert all(0 <= x1 < x2 <= frame.shape[1] and 0 <= y1 < y2 <= frame.shape[0] for x1, y1, x2, y2 in scene.boxes)
     sight = ManifestReader(camera).read(frame, "pips")
@@ -118,7 +123,8 @@ def _play(service, camera, game, seed):
             if answer.startswith("read"):
                 last = table.session.record.events[-1]
                 assert len(table.session.record.events) == before + 1
-                assert isinstance(last, DiceObserved) and last.values == shown.values  # never silently wrong
+                assert isinstance(last, DiceObserved)
+                assert same_dice(last.values, shown.values)  # never silently wrong
             else:
                 assert answer.startswith("held"), answer
                 table.confirm_reading(list(shown.values))  # the host's one-tap fix
@@ -155,7 +161,7 @@ def test_in_the_demo_dice_are_read_when_the_cup_comes_off_without_any_button(tmp
         if table.snapshot()["held"]:  # the reader was unsure: the host panel shows it for a fix
             assert table.host_view()["held_reading"]["photo"] is not None
         else:
-            assert table.session.record.events[-1].values == camera.last_scene.values
+            assert same_dice(table.session.record.events[-1].values, camera.last_scene.values)
             assert table.snapshot()["photo"] is not None  # the slate shows the annotated photo
     finally:
         service.stop()
