@@ -181,11 +181,13 @@ class RevealDesk:
 
     def _step(self) -> float:
         """One turn of the loop; returns how long to pause before the next."""
+        asked = self._take_asks()  # before the frame: "read now" means a picture taken after the press
         request = self.table.expected_dice()
         if self._camera is None:
             self._try_open()
         if self._camera is None:
-            self._answer_all(self._no_camera_reason(request))
+            for ask in asked:
+                ask.answer(self._no_camera_reason(request))
             return self._idle_interval if not self._camera_wanted else min(self._retry_seconds, 1.0)
         try:
             frame = self._camera.read()
@@ -194,10 +196,10 @@ class RevealDesk:
             self.table.set_device_status("camera", "unavailable", f"{exc}")
             self._close_camera()
             self._next_open = self._clock() + self._retry_seconds
-            self._answer_all(f"the camera is not available; {_MANUAL}")
+            for ask in asked:
+                ask.answer(f"the camera is not available; {_MANUAL}")
             return 0.2
         signal = self._feed(frame)
-        asked = self._take_asks()
         if asked or (signal == "ready" and request is not None) or (request is not None and self._fresh_scene is not None):
             scene = frame if asked or signal == "ready" else self._fresh_scene
             self._fresh_scene = None
@@ -291,9 +293,6 @@ class RevealDesk:
             asks, self._asks = self._asks, []
         return asks
 
-    def _answer_all(self, result: str) -> None:
-        for ask in self._take_asks():
-            ask.answer(result)
 
 
 class VisionReader:
