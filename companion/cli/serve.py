@@ -33,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
 
 def run_service(args: argparse.Namespace, *, demo: bool) -> int:
     """Shared by `serve` and `demo`: build, start, print where to go, wait for a signal."""
+    from companion.service import ServiceError, TableService
+
     setup_logging(args.log_level)
     name = "demo" if demo else "serve"
     try:
@@ -40,8 +42,6 @@ def run_service(args: argparse.Namespace, *, demo: bool) -> int:
         config = load_config(args.config, overrides=overrides)
         data_dir = prepare_data_dir(args.data_dir if args.data_dir is not None else _default_dir(demo))
         host = args.host or (None if _configured(config, "host") or not demo else "127.0.0.1")
-        from companion.service import ServiceError, TableService
-
         service = TableService(config, data_dir, demo=demo, host=host, port=args.port)
         service.start()
     except (ConfigError, StoreError, ServiceError) as exc:
