@@ -295,7 +295,7 @@ def test_random_play_ends_with_one_winner_and_replays(players, seed, mode, casts
 # --- the game's page -------------------------------------------------------------------------
 
 DOC = Path(__file__).parents[1] / "docs" / "games" / "gyvahrs.md"
-RULE_TEXT = Path("/work/shared/rules/gyvahrs.txt")
+RULE_TEXT = Path(__file__).resolve().parents[2] / "shared" / "rules" / "gyvahrs.txt"
 
 
 def test_game_page_names_every_option_with_its_default_and_credits_the_designer():

@@ -379,7 +379,7 @@ def test_tally_counts_calls_right_calls_bluffs_and_bluffs_that_deceived_everyone
 # --- the game's page -------------------------------------------------------------------------
 
 DOC = Path(__file__).parents[1] / "docs" / "games" / "tregald.md"
-RULE_TEXT = Path("/work/shared/rules/tregald.txt")
+RULE_TEXT = Path(__file__).resolve().parents[2] / "shared" / "rules" / "tregald.txt"
 
 
 def test_game_page_names_every_option_with_its_default_and_credits_the_designer():

@@ -240,7 +240,7 @@ def test_tally_counts_calls_and_right_calls_in_every_set():
 # --- the game's page -------------------------------------------------------------------------
 
 DOC = Path(__file__).parents[1] / "docs" / "games" / "val-des.md"
-RULE_TEXT = Path("/work/shared/rules/val-des.txt")
+RULE_TEXT = Path(__file__).resolve().parents[2] / "shared" / "rules" / "val-des.txt"
 
 
 def test_game_page_names_every_option_with_its_default_and_credits_the_designer():
