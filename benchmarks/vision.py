@@ -73,6 +73,7 @@ def main() -> int:
     ap.add_argument("--split", default="all", choices=["all", "heldout", "train"])
     ap.add_argument("--details", help="write one JSON line per image here")
     ap.add_argument("--speed", type=int, default=40, help="frames timed at 1280x960 per set")
+    ap.add_argument("--min-confidence", type=float, default=None, help="override the reader's default")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     details = open(args.details, "w") if args.details else None
@@ -91,7 +92,8 @@ def main() -> int:
             if args.split != "all" and held_out(e["image"]) != (args.split == "heldout"):
                 continue
             frame = cv2.imread(str(root / e["image"]))
-            reading = read_dice(frame, MODE[kind], profile=profile)
+            options = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
+            reading = read_dice(frame, MODE[kind], profile=profile, **options)
             pred = reading.to_json()["dice"]
             truth = [b[4] for b in e["boxes"]]
             exact = Counter(d["value"] for d in pred) == Counter(truth)
@@ -109,7 +111,9 @@ def main() -> int:
             if details:
                 details.write(json.dumps({"image": str(root / e["image"]), "kind": kind, "truth": truth,
                                           "read": [d["value"] for d in pred], "flagged": reading.flagged,
-                                          "reason": reading.reason, "exact": exact, "matched": len(pairs)}) + "\n")
+                                          "reason": reading.reason, "exact": exact, "matched": len(pairs),
+                                          "min_confidence": min((d["confidence"] for d in pred), default=None),
+                                          "held_out": held_out(e["image"])}) + "\n")
             if timed < args.speed:
                 timed += 1
                 big = cv2.resize(frame, (1280, 960), interpolation=cv2.INTER_LINEAR)

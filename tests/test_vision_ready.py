@@ -17,7 +17,7 @@ FPS = 20.0
 
 @pytest.fixture(scope="module")
 def table():
-    frame = cv2.imread(str(FIXTURES / "byler" / "IMG_20191208_111228.jpg"))
+    frame = cv2.imread(str(FIXTURES / "byler" / "images" / "IMG_20191208_111228.jpg"))
     assert frame is not None
     return frame
 

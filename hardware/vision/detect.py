@@ -37,9 +37,12 @@ class Candidate:
 
 
 def standardise(img: np.ndarray) -> np.ndarray:
+    """Per-channel zero mean, unit spread, as CHW float32 (the centre model was trained so)."""
+    mean, std = cv2.meanStdDev(img)
     x = img.astype(np.float32)
-    flat = x.reshape(-1, 3)
-    return ((x - flat.mean(0)) / (flat.std(0) + 8.0)).transpose(2, 0, 1)
+    x -= mean.reshape(1, 1, 3).astype(np.float32)
+    x *= (1.0 / (std.reshape(1, 1, 3) + 8.0)).astype(np.float32)
+    return x.transpose(2, 0, 1)
 
 
 def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = None,

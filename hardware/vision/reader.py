@@ -18,9 +18,9 @@ from hardware.vision.reading import DieReading, Reading, UnreadableFrame
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
 
 DICE_KINDS = ("pips", "chance", "spike")
-KEEP_SCORE = 0.30  # centre-model peak needed to count a die
+KEEP_SCORE = 0.40  # centre-model peak needed to count a die
 KEEP_DIE = 0.5  # face-model belief that a die is centred there
-DOUBT_SCORE = 0.15  # below KEEP but above these: something die-like we cannot confirm
+DOUBT_SCORE = 0.30  # below KEEP but above these: something die-like we cannot confirm
 DOUBT_DIE = 0.25
 MAX_DICE = 40
 
@@ -57,18 +57,23 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None):
         timings["find"] = timings.get("find", 0.0) + (t1 - t0) * 1000
         timings["faces"] = timings.get("faces", 0.0) + (t2 - t1) * 1000
     kept, kept_p, doubtful = [], [], []
+    h, w = frame.shape[:2]
+    x0, y0, x1, y1 = roi if roi is not None else (0, 0, w, h)
     for c, p in zip(cands, probs):
         die = 1.0 - float(p[NOT_A_DIE])
         if c.score >= KEEP_SCORE and die >= KEEP_DIE:
             kept.append(c)
             kept_p.append(p)
         elif c.score >= KEEP_SCORE and die >= DOUBT_DIE or c.score >= DOUBT_SCORE and die >= KEEP_DIE:
-            doubtful.append(c)
+            # Something cut by the edge of the view is outside the play area, not a die to read.
+            r = c.size / 2
+            if c.cx - r > x0 and c.cy - r > y0 and c.cx + r < x1 and c.cy + r < y1:
+                doubtful.append(c)
     return kept, np.array(kept_p).reshape(-1, 8), doubtful
 
 
 def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfile | None = None,
-              roi: tuple[int, int, int, int] | None = None, min_confidence: float = 0.80,
+              roi: tuple[int, int, int, int] | None = None, min_confidence: float = 0.70,
               timings: dict | None = None) -> Reading:
     """Read every die in the frame. Raises UnreadableFrame for a non-picture."""
     if dice not in DICE_KINDS:
@@ -136,5 +141,5 @@ def teach_spike(profile: SpikeProfile, face: int, frames: Iterable[np.ndarray]) 
         kept, _, _ = find_dice(frame)
         if not kept:
             raise UnreadableFrame("no die found in a teaching picture: put the dice on a plain surface in good light")
-        examples += [spike.describe(frame, c) for c in kept]
+        examples += [spike.face_picture(frame, c) for c in kept]
     return profile.with_examples(face, examples), len(examples)

@@ -1,9 +1,12 @@
 """Spike dice: faces the table teaches us, matched whatever way up the die lies.
 
-A die's top face is described by the gradient magnitude of its middle (a disc inside
-the face, so the face's own edges stay out), which looks the same for light-on-dark and
-dark-on-light symbols. Reading compares a face, turned in ANGLE_STEP steps, with every
-taught face by normalised correlation; the best face wins, and the gap to the runner-up
+Teaching keeps a small grey picture of each taught die's face. Reading compares the
+middle of a die (a disc, so the face's edges stay out) with every taught face turned in
+ANGLE_STEP steps, by normalised correlation of grey levels (taken as an absolute value,
+so a light symbol on a dark die matches a dark one on a light die) averaged with that of
+edge strength. Because the top face is not always in
+the middle of a die's outline (a tilted camera shows side faces), the die is also
+searched at a few small shifts and scales. The best face wins; the gap to the runner-up
 says how sure we are. No glyph is known in advance.
 """
 
@@ -12,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable
 
@@ -21,40 +25,64 @@ import numpy as np
 from hardware.vision.detect import Candidate
 from hardware.vision.faces import cut
 
-SIDE = 40
-ANGLE_STEP = 10
-CROP_FACTOR = 1.0
-RADIUS = 0.40
-FORMAT = "companion-spike-profile/1"
+SIDE = 32
+ANGLE_STEP = 15
+TEACH_CROP = 0.8  # of the die size: the taught face picture
+RADIUS = 0.42  # of SIDE: the disc compared
+SHIFTS = (-0.16, -0.08, 0.0, 0.08, 0.16)  # of the die size
+SCALES = (0.6, 0.7, 0.8, 0.9)  # of the die size
+FORMAT = "companion-spike-profile/2"
 
 
 class SpikeProfileError(ValueError):
     """The profile file is missing, damaged, or not a spike profile."""
 
 
-def _mask() -> np.ndarray:
+def _disc() -> np.ndarray:
     yy, xx = np.mgrid[0:SIDE, 0:SIDE]
     c = (SIDE - 1) / 2
     return ((xx - c) ** 2 + (yy - c) ** 2) <= (RADIUS * SIDE) ** 2
 
 
-MASK = _mask()
+DISC = _disc()
 
 
-def describe(frame: np.ndarray, die: Candidate, angle: float = 0.0) -> np.ndarray:
-    """Unit-length, zero-mean vector of the face's edge strength inside the central disc."""
-    gray = cv2.cvtColor(cut(frame, die.cx, die.cy, CROP_FACTOR * die.size, SIDE, angle), cv2.COLOR_BGR2GRAY)
-    gray = cv2.GaussianBlur(gray.astype(np.float32), (3, 3), 0.8)
-    mag = cv2.magnitude(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
-    mag = cv2.GaussianBlur(mag, (3, 3), 1.0)
-    v = mag[MASK]
+def face_picture(frame: np.ndarray, die: Candidate, scale: float = TEACH_CROP, dx: float = 0.0,
+                 dy: float = 0.0, angle: float = 0.0) -> np.ndarray:
+    crop = cut(frame, die.cx + dx * die.size, die.cy + dy * die.size, scale * die.size, SIDE, angle)
+    return cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
     v = v - v.mean()
     return v / (np.linalg.norm(v) + 1e-6)
 
 
+def describe(gray: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(shade, edges): unit vectors of the disc's grey levels and of its edge strength.
+
+    Shade is compared as |correlation| (either polarity); edge strength does not care
+    about polarity at all and is less fooled by a shadow across the face."""
+    g = cv2.GaussianBlur(gray.astype(np.float32), (3, 3), 0.8)
+    edges = cv2.magnitude(cv2.Sobel(g, cv2.CV_32F, 1, 0), cv2.Sobel(g, cv2.CV_32F, 0, 1))
+    edges = cv2.GaussianBlur(edges, (5, 5), 1.2)
+    return _unit(g[DISC]), _unit(edges[DISC])
+
+
+def _stack(pictures: Iterable[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    shade, edges = zip(*(describe(p) for p in pictures))
+    return np.stack(shade), np.stack(edges)
+
+
+def _turned(gray: np.ndarray) -> list[np.ndarray]:
+    c = ((SIDE - 1) / 2, (SIDE - 1) / 2)
+    return [cv2.warpAffine(gray, cv2.getRotationMatrix2D(c, a, 1.0), (SIDE, SIDE), borderMode=cv2.BORDER_REPLICATE)
+            for a in range(0, 360, ANGLE_STEP)]
+
+
 @dataclass(frozen=True)
 class SpikeProfile:
-    """Taught faces: for each value 1..6, the descriptors of the dice shown for it."""
+    """Taught faces: for each value 1..6, grey face pictures of the dice shown for it."""
 
     faces: dict[int, tuple[np.ndarray, ...]] = field(default_factory=dict)
 
@@ -62,19 +90,24 @@ class SpikeProfile:
     def taught(self) -> tuple[int, ...]:
         return tuple(sorted(v for v, t in self.faces.items() if t))
 
+    @cached_property
+    def _banks(self) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+        return {v: _stack(t for g in self.faces[v] for t in _turned(g)) for v in self.taught}
+
     def with_examples(self, face: int, examples: Iterable[np.ndarray]) -> "SpikeProfile":
         if face not in range(1, 7):
             raise SpikeProfileError(f"a spike face is 1..6, not {face}")
         faces = dict(self.faces)
-        faces[face] = tuple(faces.get(face, ())) + tuple(np.asarray(e, np.float32) for e in examples)
+        faces[face] = tuple(faces.get(face, ())) + tuple(np.asarray(e, np.uint8) for e in examples)
         return SpikeProfile(faces)
 
     def save(self, path: str | Path) -> None:
         values = [v for v in sorted(self.faces) for _ in self.faces[v]]
-        vectors = [e for v in sorted(self.faces) for e in self.faces[v]]
+        pictures = [g for v in sorted(self.faces) for g in self.faces[v]]
         buf = io.BytesIO()
-        np.savez_compressed(buf, meta=np.frombuffer(json.dumps({"format": FORMAT, "side": SIDE}).encode(), np.uint8),
-                            faces=np.array(values, np.int8), vectors=np.array(vectors, np.float32).reshape(len(values), -1))
+        meta = json.dumps({"format": FORMAT, "side": SIDE}).encode()
+        np.savez_compressed(buf, meta=np.frombuffer(meta, np.uint8), faces=np.array(values, np.int8),
+                            pictures=np.array(pictures, np.uint8).reshape(len(values), SIDE, SIDE))
         Path(path).write_bytes(buf.getvalue())
 
     @classmethod
@@ -82,16 +115,16 @@ class SpikeProfile:
         try:
             data = np.load(io.BytesIO(Path(path).read_bytes()))
             meta = json.loads(bytes(data["meta"]).decode())
-            values, vectors = data["faces"], data["vectors"]
+            values, pictures = data["faces"], data["pictures"]
         except FileNotFoundError:
             raise SpikeProfileError(f"no spike profile at {path}; teach one with `companion teach spike`") from None
         except Exception as exc:  # damaged zip, wrong keys, bad JSON
             raise SpikeProfileError(f"{path} is not a spike profile ({exc})") from None
-        if meta.get("format") != FORMAT or vectors.shape[1:] != (int(MASK.sum()),):
+        if meta.get("format") != FORMAT or pictures.shape[1:] != (SIDE, SIDE):
             raise SpikeProfileError(f"{path} was made by another version of the reader; teach the faces again")
         faces: dict[int, tuple[np.ndarray, ...]] = {}
-        for v, e in zip(values.tolist(), vectors):
-            faces[int(v)] = faces.get(int(v), ()) + (e,)
+        for v, g in zip(values.tolist(), pictures):
+            faces[int(v)] = faces.get(int(v), ()) + (g,)
         return cls(faces)
 
     @classmethod
@@ -100,14 +133,12 @@ class SpikeProfile:
 
 
 def match(frame: np.ndarray, die: Candidate, profile: SpikeProfile) -> tuple[int, float]:
-    """(face, confidence 0..1): best taught face over all turns, sure when the runner-up is far behind."""
+    """(face, confidence 0..1): best taught face over turns, shifts and scales."""
     if not profile.taught:
         raise SpikeProfileError("the spike profile has no taught faces")
-    turns = np.stack([describe(frame, die, a) for a in range(0, 360, ANGLE_STEP)])
-    scores = {}
-    for face in profile.taught:
-        bank = np.stack(profile.faces[face])
-        scores[face] = float((turns @ bank.T).max())
+    shade, edges = _stack(face_picture(frame, die, s, dx, dy) for dx in SHIFTS for dy in SHIFTS for s in SCALES)
+    scores = {face: float(((np.abs(shade @ bank_shade.T) + edges @ bank_edges.T) / 2).max())
+              for face, (bank_shade, bank_edges) in profile._banks.items()}
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     best, s1 = ranked[0]
     s2 = ranked[1][1] if len(ranked) > 1 else 0.0

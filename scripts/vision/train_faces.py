@@ -7,6 +7,8 @@ Needs torch (CPU) + numpy + opencv; uses the non-held-out images of the three se
 A crop is taken square around a die centre with side CROP_FACTOR x the die size,
 rotated at random, resized to FACE_SIDE. Class 0 = background (no die centred),
 1..6 = pips, 7 = a die that is not a pip die (chance cube, symbol die).
+Hard negatives: places the trained centre model marks that are no labelled die
+(patterned cloth, shadows, holes in a tray clip) are shown as "no die".
 Augmentation inverts brightness half the time so light-on-dark and dark-on-light pips
 are one problem, and shuffles colour channels so body colour carries no signal.
 """
@@ -27,9 +29,11 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import dataset  # noqa: E402
+from hardware.vision.detect import find_candidates  # noqa: E402  (needs dice_centres.onnx trained first)
 
-FACE_SIDE = 32
+FACE_SIDE = 40
 CROP_FACTOR = 1.35
 N_CLASSES = 8
 
@@ -44,7 +48,7 @@ class FaceNet(nn.Module):
         self.body = nn.Sequential(conv(3, 16), conv(16, 16), nn.MaxPool2d(2),
                                   conv(16, 32), conv(32, 32), nn.MaxPool2d(2),
                                   conv(32, 48), conv(48, 48), nn.MaxPool2d(2))
-        self.fc1 = nn.Linear(48 * 4 * 4, 96)
+        self.fc1 = nn.Linear(48 * (FACE_SIDE // 8) ** 2, 96)
         self.fc2 = nn.Linear(96, N_CLASSES)
         self.drop = nn.Dropout(0.3)
 
@@ -73,6 +77,15 @@ def label_of(kind: str, value) -> int:
     return 7
 
 
+def hard_negatives(img, dice):
+    """Places the centre model finds that are no labelled die (cloth dots, shadows, holes)."""
+    out = []
+    for c in find_candidates(img, min_score=0.1):
+        if all(math.hypot(c.cx - d[0], c.cy - d[1]) > 0.6 * max(d[2], 20) for d in dice):
+            out.append((c.cx, c.cy, c.size))
+    return out
+
+
 def load_items(held_out: bool):
     out = []
     for it in dataset.load_all():
@@ -80,13 +93,18 @@ def load_items(held_out: bool):
             continue
         img = cv2.imread(str(it.path))
         dice = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, max(b[2] - b[0], b[3] - b[1]), label_of(it.kind, b[4])) for b in it.boxes]
-        out.append((img, dice))
+        out.append((img, dice, hard_negatives(img, dice)))
     return out
 
 
 def sample(items, rng):
-    img, dice = items[rng.randrange(len(items))]
-    if rng.random() < 0.25 or not dice:
+    img, dice, hard = items[rng.randrange(len(items))]
+    if hard and rng.random() < 0.15:
+        cx, cy, size = hard[rng.randrange(len(hard))]
+        cx += rng.uniform(-0.1, 0.1) * size
+        cy += rng.uniform(-0.1, 0.1) * size
+        label = 0
+    elif rng.random() < 0.2 or not dice:
         # background: a point away from every die centre, at a die-like size
         size = dice[rng.randrange(len(dice))][2] if dice else 40.0
         for _ in range(20):

@@ -1,0 +1,90 @@
+"""read_dice and `companion read` on real and rendered fixture photos with known labels.
+
+The fixture photos are from the benchmark's held-out split: the models never trained on them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import read as read_cli
+from hardware.vision import DieReading, Reading, UnreadableFrame, annotate, read_dice
+
+FIXTURES = Path(__file__).parent / "fixtures"
+MODE = {"pip": "pips", "chance": "chance"}
+
+
+def labelled(set_name):
+    for entry in json.loads((FIXTURES / set_name / "manifest.json").read_text()):
+        if entry.get("kind", "pip") in MODE and entry.get("fixture_role", "read") == "read":
+            yield pytest.param(FIXTURES / set_name / entry["image"], MODE[entry.get("kind", "pip")],
+                               [b[4] for b in entry["boxes"]], id=f"{set_name}:{Path(entry['image']).name}")
+
+
+FIXTURE_PHOTOS = [p for s in ("byler", "matteop", "rendered") for p in labelled(s)]
+
+
+@pytest.mark.parametrize("path, dice, truth", FIXTURE_PHOTOS)
+def test_a_labelled_photo_is_read_exactly(path, dice, truth):
+    reading = read_dice(cv2.imread(str(path)), dice)
+    assert not reading.flagged, reading.reason
+    assert Counter(reading.values) == Counter(truth)
+    for die in reading.dice:
+        x1, y1, x2, y2 = die.box
+        assert 0 <= x1 < x2 and 0 <= y1 < y2 and 0.0 <= die.confidence <= 1.0
+
+
+def test_each_die_box_lies_over_a_labelled_die():
+    entry = next(e for e in json.loads((FIXTURES / "byler" / "manifest.json").read_text()) if e["fixture_role"] == "read")
+    reading = read_dice(cv2.imread(str(FIXTURES / "byler" / entry["image"])))
+    assert len(reading.dice) == len(entry["boxes"])
+    for die in reading.dice:
+        cx, cy = (die.box[0] + die.box[2]) / 2, (die.box[1] + die.box[3]) / 2
+        assert any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] and b[4] == die.value for b in entry["boxes"])
+
+
+def test_an_empty_table_is_flagged_not_read_as_no_dice():
+    table = np.full((480, 640, 3), (90, 110, 120), np.uint8)
+    reading = read_dice(table)
+    assert reading.flagged and reading.dice == () and "no dice" in reading.reason
+
+
+def test_a_non_picture_is_an_unreadable_frame():
+    with pytest.raises(UnreadableFrame):
+        read_dice(np.zeros((10, 10), np.uint8))
+
+
+def test_reading_json_has_exactly_the_agreed_shape():
+    reading = Reading((DieReading(5, (1, 2, 30, 40), 0.97123),), flagged=False, reason=None)
+    assert reading.to_json() == {"dice": [{"value": 5, "box": [1, 2, 30, 40], "confidence": 0.971}],
+                                 "flagged": False, "reason": None}
+
+
+def test_annotate_draws_on_a_copy():
+    frame = np.full((300, 400, 3), 120, np.uint8)
+    reading = Reading((DieReading("red", (100, 100, 160, 160), 0.9), DieReading(4, (200, 100, 260, 160), 0.5)),
+                      flagged=True, reason="die at (230,130) is unclear (maybe 4): please check it")
+    out = annotate(frame, reading)
+    assert out.shape == frame.shape and (frame == 120).all()
+    assert (out != frame).any(axis=2)[100:161, 100:161].sum() > 200
+
+
+def test_cli_reads_every_image_and_flags_the_missing_one(tmp_path, capsys):
+    good = [str(p.values[0]) for p in FIXTURE_PHOTOS[:2]]
+    args = SimpleNamespace(images=[good[0], str(tmp_path / "nope.jpg"), good[1]], dice="pips", profile=None,
+                           annotate=str(tmp_path / "out"), roi=None, config=None)
+    code = read_cli.run(args)
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 1 and [line["image"] for line in lines] == args.images
+    assert lines[1]["flagged"] and "no such file" in lines[1]["reason"] and lines[1]["dice"] == []
+    assert lines[0]["dice"] and lines[2]["dice"]
+    assert set(lines[0]) == {"image", "dice", "flagged", "reason"}
+    written = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert written == sorted(Path(g).stem + ".annotated.png" for g in good)
