@@ -217,13 +217,6 @@ class ManifestReader:
             return Sight((), (), (), True, "no dice in view yet: the cup is still down")
         return Sight(scene.values, scene.boxes, (1.0,) * len(scene.values))
 
-    def annotate(self, frame: np.ndarray, sight: Sight) -> np.ndarray:
-        image = frame.copy()
-        for value, (x1, y1, x2, y2) in zip(sight.values, sight.boxes):
-            cv2.rectangle(image, (x1, y1), (x2, y2), (80, 200, 60), 3)
-            cv2.putText(image, str(value).upper(), (x1, max(24, y1 - 8)), cv2.FONT_HERSHEY_DUPLEX, 1.0,
-                        (255, 255, 255), 2, cv2.LINE_AA)
-        return image
 
 
 def demo_spike_profile(folder: Path | None = None):

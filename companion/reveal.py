@@ -45,11 +45,9 @@ class Sight:
 
 
 class DiceReader(Protocol):
-    """Reads a frame for one kind of dice and draws the reading on it."""
+    """Reads a frame for one kind of dice."""
 
     def read(self, frame: np.ndarray, kind: str) -> Sight: ...
-
-    def annotate(self, frame: np.ndarray, sight: Sight) -> np.ndarray: ...
 
 
 class ReadySignal(Protocol):
@@ -77,15 +75,37 @@ def _flag(sight: Sight, reason: str) -> Sight:
     return Sight(sight.values, sight.boxes, sight.confidences, True, reason)
 
 
-def encode_photo(image: np.ndarray) -> bytes:
-    """A JPEG the slate can show (at most PHOTO_WIDTH wide)."""
+def encode_photo(image: np.ndarray, sight: Sight | None = None) -> tuple[bytes, Sight | None]:
+    """A JPEG the slate can show, and the sight with its boxes in that JPEG's pixels.
+
+    The photo is the plain frame cropped around the dice (so they are large on a slate
+    read from across the table) and at most PHOTO_WIDTH wide. The slate and the host
+    panel draw each die's box and value over it, so a value the host corrects is shown
+    corrected.
+    """
+    boxes = list(sight.boxes) if sight is not None else []
     height, width = image.shape[:2]
+    x0 = y0 = 0
+    if boxes:
+        side = max(max(b[2] - b[0], b[3] - b[1]) for b in boxes)
+        margin = max(2 * side, min(width, height) // 10)
+        x0 = max(0, min(b[0] for b in boxes) - margin)
+        y0 = max(0, min(b[1] for b in boxes) - margin)
+        x1 = min(width, max(b[2] for b in boxes) + margin)
+        y1 = min(height, max(b[3] for b in boxes) + margin)
+        image = image[y0:y1, x0:x1]
+        height, width = image.shape[:2]
+    scale = 1.0
     if width > PHOTO_WIDTH:
-        image = cv2.resize(image, (PHOTO_WIDTH, round(height * PHOTO_WIDTH / width)), interpolation=cv2.INTER_AREA)
+        scale = PHOTO_WIDTH / width
+        image = cv2.resize(image, (PHOTO_WIDTH, round(height * scale)), interpolation=cv2.INTER_AREA)
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
     if not ok:
         raise ValueError("could not encode the reveal photo")
-    return data.tobytes()
+    if boxes:
+        moved = tuple(tuple(round((v - (x0, y0)[i % 2]) * scale) for i, v in enumerate(box)) for box in boxes)
+        sight = Sight(sight.values, moved, sight.confidences, sight.flagged, sight.reason)
+    return data.tobytes(), sight
 
 
 class _Ask:
@@ -229,10 +249,10 @@ class RevealDesk:
             return f"there is no dice reader; {_MANUAL}"
         try:
             sight = self._reader.read(frame, request.kind)
-            photo = encode_photo(self._reader.annotate(frame, sight))
         except Exception as exc:  # UnreadableFrame, a missing spike profile, a reader bug
             log.warning("could not read the dice: %s", exc)
-            sight, photo = Sight((), (), (), True, f"the reader failed: {exc}"), encode_photo(frame)
+            sight = Sight((), (), (), True, f"the reader failed: {exc}")
+        photo, sight = encode_photo(frame, sight)
         sight = check_sight(sight, request.kind, request.count)
         outcome = self.table.offer_reading(
             sight.values, boxes=sight.boxes, confidences=sight.confidences, flagged=sight.flagged,
@@ -319,10 +339,6 @@ class VisionReader:
         )
         return Sight(tuple(d.value for d in reading.dice), tuple(tuple(d.box) for d in reading.dice),
                      tuple(float(d.confidence) for d in reading.dice), reading.flagged, reading.reason)
-
-    def annotate(self, frame: np.ndarray, sight: Sight) -> np.ndarray:
-        dice = tuple(self._vision.DieReading(v, b, c) for v, b, c in zip(sight.values, sight.boxes, sight.confidences))
-        return self._vision.annotate(frame, self._vision.Reading(dice, sight.flagged, sight.reason))
 
     @staticmethod
     def ready_factory(vision_config) -> Callable[[], ReadySignal]:

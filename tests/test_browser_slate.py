@@ -80,7 +80,7 @@ def dice_photo() -> tuple[bytes, list[tuple[int, int, int, int]]]:
     for i, colour in enumerate(colours):
         x, y = 60 + i * 110, 140 + (i % 2) * 40
         cv2.rectangle(image, (x, y), (x + 70, y + 70), colour, -1)
-        boxes.append((x, y, 70, 70))
+        boxes.append((x, y, x + 70, y + 70))
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
     assert ok
     return data.tobytes(), boxes

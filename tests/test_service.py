@@ -69,9 +69,6 @@ class FakeReader:
         self.reads += 1
         return self.sight
 
-    def annotate(self, frame, sight):
-        return frame
-
 
 class FakeReady:
     """Says "ready" once each time `lift()` is called (the cup came off)."""
@@ -322,3 +319,32 @@ def test_an_amended_call_is_not_logged_above_debug(rig, caplog):
     infos = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
     assert any("amend" in m for m in infos)
     assert not any("yellow" in m or "green" in m for m in infos)
+
+
+def test_the_reveal_photo_is_cropped_around_the_dice_with_boxes_in_its_pixels():
+    import cv2
+    import numpy as np
+
+    from companion.reveal import PHOTO_WIDTH, Sight, encode_photo
+
+    frame = np.zeros((1296, 2304, 3), np.uint8)
+    frame[648:792, 1152:1296] = (0, 0, 255)  # one red die
+    sight = Sight(("red",), ((1152, 648, 1296, 792),), (0.9,))
+    photo, moved = encode_photo(frame, sight)
+    image = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape[1] <= PHOTO_WIDTH and image.shape[1] < 2304
+    x1, y1, x2, y2 = moved.boxes[0]
+    inside = image[y1 + 5:y2 - 5, x1 + 5:x2 - 5]
+    assert inside[..., 2].mean() > 200 and inside[..., 0].mean() < 40  # the box is on the die
+    assert moved.values == ("red",) and moved.confidences == (0.9,)
+
+
+def test_a_wide_frame_without_dice_is_shrunk_whole():
+    import cv2
+    import numpy as np
+
+    from companion.reveal import PHOTO_WIDTH, encode_photo
+
+    photo, _ = encode_photo(np.zeros((1296, 2304, 3), np.uint8))
+    image = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape[:2] == (round(1296 * PHOTO_WIDTH / 2304), PHOTO_WIDTH)

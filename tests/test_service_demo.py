@@ -162,7 +162,7 @@ def test_in_the_demo_dice_are_read_when_the_cup_comes_off_without_any_button(tmp
             assert table.host_view()["held_reading"]["photo"] is not None
         else:
             assert same_dice(table.session.record.events[-1].values, camera.last_scene.values)
-            assert table.snapshot()["photo"] is not None  # the slate shows the annotated photo
+            assert table.snapshot()["photo"] is not None  # the slate shows the reveal photo
     finally:
         service.stop()
 

@@ -320,7 +320,7 @@ def tregald_revealed(client, headers, table):
     table.submit(ChipCall(1, "green"))
     table.submit(ChipCall(2, "yellow"))
     photo = b"\xff\xd8fake\xff\xd9"
-    boxes = [(10 * i, 5, 8, 8) for i in range(5)]
+    boxes = [(10 * i, 5, 10 * i + 8, 13) for i in range(5)]
     assert table.offer_reading(["red", "red", "red", "blue", "blue"], boxes=boxes, photo=photo) == "applied"
     return table.snapshot()["photo"]["event"]
 

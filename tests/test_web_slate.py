@@ -174,7 +174,7 @@ def test_reveal_photo_is_served_as_jpeg_and_unknown_photos_are_404():
     table.submit(Declaration(0, 2, "red"))
     table.submit(ChipCall(1, "green"))
     jpeg = b"\xff\xd8\xff\xe0 not really a photo \xff\xd9"
-    assert table.offer_reading(["red", "red", "blue", "blue", "blue"], boxes=[(1, 2, 3, 4)] * 5, photo=jpeg) == "applied"
+    assert table.offer_reading(["red", "red", "blue", "blue", "blue"], boxes=[(1, 2, 30, 40)] * 5, photo=jpeg) == "applied"
     photo = table.snapshot()["photo"]
     client = app.test_client()
     response = client.get(f"/photo/{photo['id']}")

@@ -44,7 +44,8 @@
       const size = Math.max(14, Math.round(Math.min(w, h) / 18));
       (dice || []).forEach((d, i) => {
         if (!d.box) return;
-        const [x, y, bw, bh] = d.box;
+        const [x, y, x2, y2] = d.box;  /* [x1, y1, x2, y2] in the photo's pixels */
+        const bw = x2 - x, bh = y2 - y;
         const g = document.createElementNS(ns, "g");
         g.setAttribute("class", "mark" + (onPick ? " pickable" : ""));
         g.dataset.index = i;

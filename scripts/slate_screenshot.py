@@ -1,0 +1,89 @@
+"""Make the README's slate picture: run `companion demo`, play one Tregald turn over the
+host panel's HTTP actions, let the demo camera read the reveal, and photograph the slate
+in headless Chromium at 1280x800.
+
+    .venv/bin/python scripts/slate_screenshot.py [docs/images/slate.png]
+"""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+
+
+def main(out: Path) -> int:
+    with tempfile.TemporaryDirectory() as data:
+        demo = subprocess.Popen([sys.executable, "-m", "companion", "demo", "--port", "0", "--data-dir", data],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            url = pin = None
+            for line in demo.stdout:
+                url = url or (re.match(r"Slate:\s+(\S+)", line) or [None, None])[1]
+                pin = pin or (re.match(r"Host PIN:\s+(\d+)", line) or [None, None])[1]
+                if url and pin:
+                    break
+            host = Host(url, pin)
+            host.post("/host/start", {"game": "tregald", "players": ["Ann", "Ben", "Cara", "Dov"]})
+            host.post("/host/event", {"kind": "declaration", "seat": 0, "count": 3, "face": "red"})
+            for seat, chip in ((1, "green"), (2, "yellow"), (3, "green")):
+                host.post("/host/press", {"seat": seat, "button": chip})
+            host.post("/host/reveal", {})
+            deadline = time.monotonic() + 10
+            while host.state()["prompt"]["phase"] != "declare" and time.monotonic() < deadline:
+                time.sleep(0.2)
+            shoot(url, out)
+        finally:
+            demo.terminate()
+            demo.wait(10)
+    print(f"wrote {out}")
+    return 0
+
+
+class Host:
+    def __init__(self, url: str, pin: str):
+        self.url = url.rstrip("/")
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        token = re.search(r'name="csrf_token" value="([^"]+)"', self.get("/host")).group(1)
+        self.post("/host/login", {"pin": pin}, token)
+        self.csrf = re.search(r'data-csrf="([^"]+)"', self.get("/host")).group(1)
+
+    def get(self, path: str) -> str:
+        with self.opener.open(self.url + path, timeout=10) as response:
+            return response.read().decode()
+
+    def post(self, path: str, body: dict, token: str | None = None) -> dict:
+        request = urllib.request.Request(self.url + path, data=json.dumps(body).encode(), method="POST",
+                                         headers={"Content-Type": "application/json",
+                                                  "X-CSRF-Token": token or self.csrf})
+        with self.opener.open(request, timeout=20) as response:
+            return json.loads(response.read())
+
+    def state(self) -> dict:
+        return json.loads(self.get("/api/state"))
+
+
+def shoot(url: str, out: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(url)
+        page.wait_for_timeout(1500)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(out))
+        browser.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/images/slate.png")))
