@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -135,6 +136,7 @@ def main() -> int:
     if speed_total:
         print(f"speed at 1280x960, one core, {len(speed_total)} frames: median {statistics.median(speed_total):.1f} ms, "
               f"p90 {np.percentile(speed_total, 90):.1f} ms")
+        print(f"  machine load average (1 min) at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
         print("  per stage (median ms): " + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in speed_stages.items()))
     return 0
 

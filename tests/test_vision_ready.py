@@ -87,3 +87,15 @@ def test_a_still_cup_over_the_table_is_occluded_not_ready(table):
     assert states[-1][1] is ReadyState.OCCLUDED
     after = play(machine, [noisy(table, i) for i in range(30)], t0=2.0)
     assert [s for _, s in after].count(ReadyState.READY) == 1
+
+
+def test_built_from_config_uses_its_stillness_and_empty_table(table, tmp_path):
+    from hardware.vision import VisionConfig
+
+    photo = tmp_path / "empty.png"
+    cv2.imwrite(str(photo), empty_table_for(table))
+    machine = ReadyToRead.from_config(VisionConfig.from_mapping({"still_seconds": 1.0, "empty_table": str(photo)}))
+    states = play(machine, [noisy(with_cup(table, 300), i) for i in range(10)] + [noisy(table, i) for i in range(30)])
+    ready = [t for t, s in states if s is ReadyState.READY]
+    assert ReadyState.OCCLUDED in [s for _, s in states] and len(ready) == 1
+    assert ready[0] >= 10 / FPS + 1.0

@@ -20,7 +20,7 @@ def _label(img: np.ndarray, text: str, x: int, y: int, scale: float, colour) -> 
     cv2.putText(img, text, (x, y), FONT, scale, colour, thick, cv2.LINE_AA)
 
 
-def annotate(frame_bgr: np.ndarray, reading: Reading, min_confidence: float = 0.70) -> np.ndarray:
+def annotate(frame_bgr: np.ndarray, reading: Reading, min_confidence: float = 0.80) -> np.ndarray:
     """A copy of the frame with the reading drawn on it; the frame itself is not touched."""
     img = frame_bgr.copy()
     h, w = img.shape[:2]

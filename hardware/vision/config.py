@@ -20,7 +20,7 @@ class VisionConfig:
     roi: tuple[int, int, int, int] | None = None  # x1, y1, x2, y2 in camera pixels
     empty_table: str | None = None  # path of a photo of the empty table (optional)
     spike_profile: str | None = None  # path written by `companion teach spike`
-    min_confidence: float = 0.70  # a die below this flags the whole reading (chosen on the training split)
+    min_confidence: float = 0.80  # a die below this flags the whole reading
     still_seconds: float = 0.5  # how long the scene must rest before READY
     motion_threshold: float = 0.004  # share of pixels changing that counts as movement
     occluder_fraction: float = 0.12  # share of the table covered by one big object (cup/hand)

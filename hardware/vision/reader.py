@@ -73,7 +73,7 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None):
 
 
 def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfile | None = None,
-              roi: tuple[int, int, int, int] | None = None, min_confidence: float = 0.70,
+              roi: tuple[int, int, int, int] | None = None, min_confidence: float = 0.80,
               timings: dict | None = None) -> Reading:
     """Read every die in the frame. Raises UnreadableFrame for a non-picture."""
     if dice not in DICE_KINDS:

@@ -52,6 +52,13 @@ class ReadyToRead:
         self._read_scene: np.ndarray | None = None  # the scene READY last fired on
         self.state = ReadyState.WAITING
 
+    @classmethod
+    def from_config(cls, config) -> "ReadyToRead":
+        """Built from a VisionConfig; its empty-table photo is loaded here (None if unset or unreadable)."""
+        reference = cv2.imread(config.empty_table) if config.empty_table else None
+        return cls(still_seconds=config.still_seconds, motion_threshold=config.motion_threshold,
+                   occluder_fraction=config.occluder_fraction, empty_table=reference, roi=config.roi)
+
     def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
         if a.shape != b.shape:
             return 1.0

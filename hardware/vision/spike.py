@@ -132,12 +132,18 @@ class SpikeProfile:
         return cls.load(path) if Path(path).exists() else cls()
 
 
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b.T without BLAS: these products are small, and a threaded BLAS on a busy Pi
+    spends far longer waking its threads than multiplying."""
+    return np.einsum("ij,kj->ik", a, b)
+
+
 def match(frame: np.ndarray, die: Candidate, profile: SpikeProfile) -> tuple[int, float]:
     """(face, confidence 0..1): best taught face over turns, shifts and scales."""
     if not profile.taught:
         raise SpikeProfileError("the spike profile has no taught faces")
     shade, edges = _stack(face_picture(frame, die, s, dx, dy) for dx in SHIFTS for dy in SHIFTS for s in SCALES)
-    scores = {face: float(((np.abs(shade @ bank_shade.T) + edges @ bank_edges.T) / 2).max())
+    scores = {face: float(((np.abs(_dot(shade, bank_shade)) + _dot(edges, bank_edges)) / 2).max())
               for face, (bank_shade, bank_edges) in profile._banks.items()}
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     best, s1 = ranked[0]

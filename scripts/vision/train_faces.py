@@ -38,6 +38,11 @@ CROP_FACTOR = 1.35
 N_CLASSES = 8
 
 
+def set_side(side: int) -> None:
+    global FACE_SIDE
+    FACE_SIDE = side
+
+
 def conv(cin, cout):
     return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
@@ -62,8 +67,9 @@ def normalise(crop: np.ndarray) -> np.ndarray:
     return ((x - x.mean()) / (x.std() + 8.0)).transpose(2, 0, 1)
 
 
-def cut(img, cx, cy, side, angle, out=FACE_SIDE, persp=None):
+def cut(img, cx, cy, side, angle, out=None):
     """Square crop centred on (cx, cy), rotated by angle degrees, resized to out x out."""
+    out = out or FACE_SIDE
     s = out / side
     M = cv2.getRotationMatrix2D((cx, cy), angle, s)
     M[:, 2] += np.array([out / 2 - cx, out / 2 - cy])
@@ -146,7 +152,9 @@ def main():
     ap.add_argument("--out", default="hardware/vision/models/die_faces.onnx")
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--per-epoch", type=int, default=6400)
+    ap.add_argument("--side", type=int, default=FACE_SIDE, help="crop side in pixels (must match faces.FACE_SIDE)")
     args = ap.parse_args()
+    set_side(args.side)
     torch.manual_seed(11)
     rng = random.Random(11)
     torch.set_num_threads(2)
