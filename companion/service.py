@@ -170,15 +170,21 @@ class TableService:
     def _build_server(self):
         from waitress import create_server
 
+        from companion.http_pool import warm_dispatcher
+
         threads = self.config.web.threads
+        dispatcher = warm_dispatcher(threads)  # short requests stay on a few warm threads
         try:
             server = create_server(
-                self.app, host=self.host, port=self.port, threads=threads,
+                self.app, _dispatcher=dispatcher, host=self.host, port=self.port, threads=threads,
                 connection_limit=max(100, threads * 2), asyncore_use_poll=True, channel_timeout=300,
                 ident="game-companion", clear_untrusted_proxy_headers=True,
             )
-        except OSError as exc:
-            raise ServiceError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
+        except BaseException as exc:
+            dispatcher.shutdown(cancel_pending=True, timeout=1)  # its workers are already running
+            if isinstance(exc, OSError):
+                raise ServiceError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
+            raise
         self.port = server.effective_port
         return server
 
