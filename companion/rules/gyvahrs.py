@@ -263,20 +263,7 @@ class GyvahrsGame(Game):
             current = f"Stake {state.stake}"
             if state.throws:
                 current += f" · Set: {classify(*state.throws[0][1]).text}"
-        return Slate(
-            game=self.name,
-            title=self.title,
-            players=rotation.ranked(state.players, state.scores, roles=roles, statuses=statuses),
-            finished=state.finished,
-            winner=state.players[state.winner] if state.winner is not None else None,
-            stage=self.stage(state),
-            prompt=self.prompt(state).text,
-            current=current,
-            pot=state.pot,
-            reveal=state.last_reveal,
-            history=state.history[-8:],
-            scoring="winnings",
-        )
+        return rotation.slate(self, state, roles=roles, statuses=statuses, current=current, pot=state.pot, scoring="winnings")
 
     # --- simulation ---------------------------------------------------------------------
 

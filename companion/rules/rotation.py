@@ -9,12 +9,12 @@ of turns, or, when the top score is shared then, after further blocks of turns
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from companion.rules.dice import COLOURS, is_pip
 from companion.rules.errors import IllegalAction
 from companion.rules.events import DiceObserved, Face
-from companion.rules.game import DiceRequest, SeatView
+from companion.rules.game import DiceRequest, Game, SeatView, Slate
 
 #: What one die of each kind is called on the slate and in messages.
 _DIE_NAMES = {"chance": ("chance cube", "chance cubes"), "spike": ("spike die", "spike dice")}
@@ -101,3 +101,21 @@ def seat_list(players: Sequence[str], seats: Sequence[int]) -> str:
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def slate(game: Game, state: Any, *, roles: Mapping[int, str], statuses: Mapping[int, str],
+          current: str | None, **extra: Any) -> Slate:
+    """A point game's slate: ranked scores, whose turn, the last reveal, recent history."""
+    return Slate(
+        game=game.name,
+        title=game.title,
+        players=ranked(state.players, state.scores, roles=roles, statuses=statuses),
+        finished=state.finished,
+        winner=state.players[state.winner] if state.winner is not None else None,
+        stage=game.stage(state),
+        prompt=game.prompt(state).text,
+        current=current,
+        reveal=state.last_reveal,
+        history=state.history[-8:],
+        **extra,
+    )

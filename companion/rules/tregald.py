@@ -218,18 +218,7 @@ class TregaldGame(Game):
         current = None
         if state.declaration is not None:
             current = f"{state.players[self.tregald(state)]} declares {self._claim(state, state.declaration)}"
-        return Slate(
-            game=self.name,
-            title=self.title,
-            players=rotation.ranked(state.players, state.scores, roles=roles, statuses=statuses),
-            finished=state.finished,
-            winner=state.players[state.winner] if state.winner is not None else None,
-            stage=self.stage(state),
-            prompt=self.prompt(state).text,
-            current=current,
-            reveal=state.last_reveal,
-            history=state.history[-8:],
-        )
+        return rotation.slate(self, state, roles=roles, statuses=statuses, current=current)
 
     def tally(self, state: TregaldState) -> dict[int, dict[str, int]]:
         keys = ("calls", "correct_calls", "bluffs", "bluffs_worked")

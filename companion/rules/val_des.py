@@ -173,18 +173,7 @@ class ValDesGame(Game):
         current = None
         if state.calls:
             current = "; ".join(f"{state.players[s]}: {CALL_NAMES[c]}" for s, c in state.calls)
-        return Slate(
-            game=self.name,
-            title=self.title,
-            players=rotation.ranked(state.players, state.scores, roles=roles, statuses=statuses),
-            finished=state.finished,
-            winner=state.players[state.winner] if state.winner is not None else None,
-            stage=self.stage(state),
-            prompt=self.prompt(state).text,
-            current=current,
-            reveal=state.last_reveal,
-            history=state.history[-8:],
-        )
+        return rotation.slate(self, state, roles=roles, statuses=statuses, current=current)
 
     def tally(self, state: ValDesState) -> dict[int, dict[str, int]]:
         return {seat: {"calls": calls, "correct_calls": right} for seat, (calls, right) in enumerate(state.tallies)}
