@@ -14,7 +14,7 @@ import numpy as np
 from hardware.vision import networks
 from hardware.vision.detect import Candidate
 
-FACE_SIDE = 40
+FACE_SIDE = 48
 CROP_FACTOR = 1.35
 MODEL = "die_faces.onnx"
 NOT_A_DIE = 0

@@ -142,7 +142,7 @@ def focal(logits, heat):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="hardware/vision/models/dice_centres.onnx")
-    ap.add_argument("--epochs", type=int, default=60)
+    ap.add_argument("--epochs", type=int, default=70)
     ap.add_argument("--per-epoch", type=int, default=640)
     args = ap.parse_args()
     torch.manual_seed(7)

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import dataset  # noqa: E402
 from hardware.vision.detect import find_candidates  # noqa: E402  (needs dice_centres.onnx trained first)
 
-FACE_SIDE = 40
+FACE_SIDE = 48
 CROP_FACTOR = 1.35
 N_CLASSES = 8
 
@@ -150,7 +150,7 @@ def evaluate(net, items, rng, n=3000):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="hardware/vision/models/die_faces.onnx")
-    ap.add_argument("--epochs", type=int, default=40)
+    ap.add_argument("--epochs", type=int, default=60)
     ap.add_argument("--per-epoch", type=int, default=6400)
     ap.add_argument("--side", type=int, default=FACE_SIDE, help="crop side in pixels (must match faces.FACE_SIDE)")
     args = ap.parse_args()
