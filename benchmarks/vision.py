@@ -80,6 +80,7 @@ def main() -> int:
     details = open(args.details, "w") if args.details else None
     summary = {}
     speed_total, speed_stages = [], defaultdict(list)
+    speed_by_kind = defaultdict(list)
     for set_name in args.sets.split(","):
         root = SETS[set_name]
         entries = json.loads((root / "manifest.json").read_text())
@@ -122,6 +123,7 @@ def main() -> int:
                 t0 = time.perf_counter()
                 read_dice(big, MODE[kind], profile=profile, timings=stages)
                 speed_total.append((time.perf_counter() - t0) * 1000)
+                speed_by_kind[MODE[kind]].append(speed_total[-1])
                 for k, v in stages.items():
                     speed_stages[k].append(v)
         summary.update(groups)
@@ -136,6 +138,8 @@ def main() -> int:
     if speed_total:
         print(f"speed at 1280x960, one core, {len(speed_total)} frames: median {statistics.median(speed_total):.1f} ms, "
               f"p90 {np.percentile(speed_total, 90):.1f} ms")
+        print("  by dice kind (median ms): " + ", ".join(f"{k} {statistics.median(v):.1f} ({len(v)} frames)"
+                                                         for k, v in speed_by_kind.items()))
         print(f"  machine load average (1 min) at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
         print("  per stage (median ms): " + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in speed_stages.items()))
     return 0
