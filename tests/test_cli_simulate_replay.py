@@ -85,3 +85,20 @@ def test_replay_of_a_broken_file_exits_2_without_a_traceback(tmp_path):
     missing = subprocess.run([sys.executable, "-m", "companion", "replay", str(tmp_path / "none.json")],
                              capture_output=True, text=True)
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_every_listed_command_exists_and_answers_help():
+    import importlib
+
+    from companion.cli import COMMANDS
+
+    for name, (module, _help) in COMMANDS.items():
+        command = importlib.import_module(module)
+        assert callable(command.add_arguments) and callable(command.run), name
+
+
+def test_an_unknown_command_is_refused_with_the_list(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["frobnicate"])
+    assert exit_.value.code == 2
+    assert "unknown command 'frobnicate'" in capsys.readouterr().err

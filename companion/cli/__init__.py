@@ -23,7 +23,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("companion.cli.serve", "run the table service: camera, buttons, engine and slate"),
     "demo": ("companion.cli.demo", "run the service on a laptop with virtual buttons and recorded photos"),
     "check-hardware": ("companion.cli.check_hardware", "interactive wiring test for buttons, lights and camera"),
-    "install": ("companion.cli.install", "install the Raspberry Pi appliance (units, venv, config)"),
 }
 
 
