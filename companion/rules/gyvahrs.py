@@ -256,8 +256,6 @@ class GyvahrsGame(Game):
         if not state.finished:
             roles[self.caster(state)] = "Caster"
             statuses = {s: classify(*d).text for s, d in state.throws}
-        elif state.winner is not None:
-            statuses[state.winner] = "winner"
         current = None
         if state.stake is not None:
             current = f"Stake {state.stake}"

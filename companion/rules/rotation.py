@@ -105,7 +105,13 @@ def seat_list(players: Sequence[str], seats: Sequence[int]) -> str:
 
 def slate(game: Game, state: Any, *, roles: Mapping[int, str], statuses: Mapping[int, str],
           current: str | None, **extra: Any) -> Slate:
-    """A point game's slate: ranked scores, whose turn, the last reveal, recent history."""
+    """A point game's slate: ranked scores, whose turn, the last reveal, recent history.
+
+    At the end the winner's line says so; `statuses` only needs the game's own words.
+    """
+    statuses = dict(statuses)
+    if state.finished and state.winner is not None:
+        statuses[state.winner] = "winner"
     return Slate(
         game=game.name,
         title=game.title,

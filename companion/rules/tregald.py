@@ -213,8 +213,6 @@ class TregaldGame(Game):
             if state.declaration is not None:
                 called = dict(state.calls)
                 statuses = {s: ("call in" if s in called else "to call") for s in self.callers(state)}
-        elif state.winner is not None:
-            statuses[state.winner] = "winner"
         current = None
         if state.declaration is not None:
             current = f"{state.players[self.tregald(state)]} declares {self._claim(state, state.declaration)}"

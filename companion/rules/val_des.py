@@ -168,8 +168,6 @@ class ValDesGame(Game):
         if not state.finished:
             roles[self.caster(state)] = "Caster"
             statuses = {s: f"calls {CALL_NAMES[c]}" for s, c in state.calls}
-        elif state.winner is not None:
-            statuses[state.winner] = "winner"
         current = None
         if state.calls:
             current = "; ".join(f"{state.players[s]}: {CALL_NAMES[c]}" for s, c in state.calls)
