@@ -4,7 +4,7 @@ actions (OpenSpiel's random playout). Randomness lives here, never in the rules.
 from __future__ import annotations
 
 import random
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from companion.session import Session
 
@@ -14,7 +14,8 @@ class RunawayGame(RuntimeError):
 
 
 def simulate(game: str, players: Sequence[str], seed: int, options: Mapping[str, Any] | None = None,
-             *, max_events: int = 20_000) -> Session:
+             *, max_events: int = 20_000, watch: Callable[[Session], None] | None = None) -> Session:
+    """Play a whole game; `watch(session)` (tests' invariant checks) runs after every event."""
     rng = random.Random(seed)
     session = Session.new(game, players, options, meta={"simulated": True, "seed": seed})
     rules = session.game
@@ -26,6 +27,10 @@ def simulate(game: str, players: Sequence[str], seed: int, options: Mapping[str,
         else:
             event = rng.choice(rules.legal_actions(session.state))
         session.submit(event)
+        if watch is not None:
+            watch(session)
+    if session.finished:
+        return session
     raise RunawayGame(f"{rules.title} did not end within {max_events} events (seed {seed})")
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import random
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from companion.rules import ChipCall, DiceObserved, GameRecord, IllegalAction, Stake, get_game, replay
 from companion.rules.gyvahrs import ThrowClass, classify
+from companion.simulate import simulate
 
 GAME = get_game("gyvahrs")
 GOLDEN = Path(__file__).parent / "golden"
@@ -275,17 +275,12 @@ def test_golden_records_exist():
 @given(players=st.integers(2, 7), seed=st.integers(0, 10**6), mode=st.sampled_from(["highest", "beat_the_caster"]),
        casts=st.integers(1, 2))
 def test_random_play_ends_with_one_winner_and_replays(players, seed, mode, casts):
-    rng = random.Random(seed)
-    state = start([f"P{i}" for i in range(players)], mode=mode, casts=casts)
-    record = GameRecord("gyvahrs", state.players, dict(state.options))
-    for _ in range(20_000):
-        if state.finished:
-            break
-        actions = GAME.legal_actions(state)
-        ev = rng.choice(actions) if actions else GAME.sample_reading(state, rng)
-        state = GAME.apply(state, ev)
-        record = record.appended(ev)
-        assert sum(state.scores) + state.pot == 0
+    def winnings_and_pot_balance(session):
+        assert sum(session.state.scores) + session.state.pot == 0
+
+    session = simulate("gyvahrs", [f"P{i}" for i in range(players)], seed, {"mode": mode, "casts": casts},
+                       watch=winnings_and_pot_balance)
+    state, record = session.state, session.record
     assert state.finished and state.winner is not None
     assert state.rounds_played % players == 0 and state.rounds_played >= casts * players
     assert replay(GameRecord.from_json(record.to_json())) == state

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from companion.rules import (
     get_game,
     replay,
 )
+from companion.simulate import simulate
 
 GAME = get_game("tregald")
 GOLDEN = Path(__file__).parent / "golden"
@@ -335,19 +335,6 @@ def test_golden_records_replay_to_their_known_slates(path):
         assert slate["reveal"]["verdict"] == expected["verdict"]
 
 
-def play_randomly(state, rng):
-    record = GameRecord("tregald", state.players, dict(state.options))
-    steps = 0
-    while not state.finished:
-        actions = GAME.legal_actions(state)
-        ev = rng.choice(actions) if actions else GAME.sample_reading(state, rng)
-        state = GAME.apply(state, ev)
-        record = record.appended(ev)
-        steps += 1
-        assert steps < 20_000
-    return state, record
-
-
 @settings(max_examples=25, deadline=None)
 @given(
     players=st.integers(2, 6),
@@ -358,8 +345,8 @@ def play_randomly(state, rng):
 )
 def test_random_play_ends_with_one_winner_and_replays(players, seed, dice, declaration, rounds):
     names = [f"P{i}" for i in range(players)]
-    state = start(names, dice=dice, declaration=declaration, rounds=rounds)
-    final, record = play_randomly(state, random.Random(seed))
+    session = simulate("tregald", names, seed, {"dice": dice, "declaration": declaration, "rounds": rounds})
+    final, record = session.state, session.record
     assert final.winner is not None and final.scores.count(max(final.scores)) == 1
     assert final.turn % players == 0 and final.turn >= rounds * players
     assert replay(GameRecord.from_json(record.to_json())) == final

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from companion.rules import ChipCall, ColourCall, DiceObserved, GameRecord, IllegalAction, get_game, replay
 from companion.rules.val_des import runs
+from companion.simulate import simulate
 
 GAME = get_game("val-des")
 GOLDEN = Path(__file__).parent / "golden"
@@ -215,16 +215,9 @@ def test_golden_records_exist():
 @given(players=st.integers(2, 7), seed=st.integers(0, 10**6), bonus=st.sampled_from(["once", "per_run"]),
        planned=st.integers(1, 7))
 def test_random_play_ends_with_one_winner_and_replays(players, seed, bonus, planned):
-    rng = random.Random(seed)
-    state = start([f"P{i}" for i in range(players)], streak_bonus=bonus, sets=planned)
-    record = GameRecord("val-des", state.players, dict(state.options))
-    for _ in range(10_000):
-        if state.finished:
-            break
-        actions = GAME.legal_actions(state)
-        ev = rng.choice(actions) if actions else GAME.sample_reading(state, rng)
-        state = GAME.apply(state, ev)
-        record = record.appended(ev)
+    session = simulate("val-des", [f"P{i}" for i in range(players)], seed,
+                       {"streak_bonus": bonus, "sets": planned}, max_events=10_000)
+    state, record = session.state, session.record
     assert state.finished and state.winner is not None
     assert state.sets_played >= planned and state.scores.count(max(state.scores)) == 1
     assert replay(GameRecord.from_json(record.to_json())) == state
