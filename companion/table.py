@@ -201,8 +201,12 @@ class Table:
             session = self._require()
             self._commit(lambda: session.end(reason))
 
-    def _commit(self, change: Callable[[], Event]) -> None:
-        """Apply on a copy of the session, store, then make it current and tell everyone."""
+    def _commit(self, change: Callable[[], Event], *, stored: Callable[[int], None] | None = None) -> None:
+        """Apply, store, then tell everyone once.
+
+        `stored(index)` runs after the event is safely stored and before the one
+        publication, for what goes with the event (a reading's photo).
+        """
         session = self._require()
         before = (session._record, session._state)  # restore if the store fails
         event = change()
@@ -217,6 +221,8 @@ class Table:
         if session.finished:
             self.store.finish(self._game_id, session.slate().to_json())
             log.info("game %s finished; winner: %s", self._game_id, session.slate().winner)
+        if stored is not None:
+            stored(index)
         self._publish()
 
     def _require(self) -> Session:
@@ -248,13 +254,14 @@ class Table:
             boxes_t = tuple(tuple(int(v) for v in b) for b in boxes)
             conf_t = tuple(float(c) for c in confidences)
             if not flagged:
+                session = self._require()
+                event = DiceObserved(values=tuple(values), seat=request.seat, source=source)
                 try:
-                    self.submit(DiceObserved(values=tuple(values), seat=request.seat, source=source))
+                    self._commit(lambda: session.submit(event),
+                                 stored=lambda index: self._reading_applied(index, photo_id, values, boxes_t, conf_t))
                 except IllegalAction as exc:
                     reason = str(exc)
                 else:
-                    self._held = None
-                    self._set_reveal_photo(photo_id, values, boxes_t, conf_t)
                     return "applied"
             self._held = HeldReading(tuple(values), boxes_t, conf_t, reason or "the reader is unsure", photo_id)
             log.info("reading held for the host: %s", self._held.reason)
@@ -268,11 +275,16 @@ class Table:
             if request is None:
                 raise IllegalAction("no reading expected", "the game is not waiting for dice now")
             held = self._held
-            self.submit(DiceObserved(values=tuple(values), seat=request.seat, source="host"))
-            self._held = None
-            if held is not None and held.photo_id is not None:
-                self._set_reveal_photo(held.photo_id, values, held.boxes if len(held.boxes) == len(values) else (), ())
-            self._publish()
+            session = self._require()
+            event = DiceObserved(values=tuple(values), seat=request.seat, source="host")
+
+            def stored(index: int) -> None:
+                self._held = None
+                if held is not None and held.photo_id is not None:  # else the last photo stays as it was
+                    boxes = held.boxes if len(held.boxes) == len(values) else ()
+                    self._reading_applied(index, held.photo_id, values, boxes, ())
+
+            self._commit(lambda: session.submit(event), stored=stored)
 
     def _keep_photo(self, photo: bytes | None) -> int | None:
         if photo is None:
@@ -283,9 +295,9 @@ class Table:
             self._photos.pop(min(self._photos))
         return photo_id
 
-    def _set_reveal_photo(self, photo_id, values, boxes, confidences) -> None:
-        session = self._require()
-        index = len(session.record.events) - 1
+    def _reading_applied(self, index, photo_id, values, boxes, confidences) -> None:
+        """The reading at record `index` is in force: no reading is held, its photo is shown."""
+        self._held = None
         self._reveal_photo = None if photo_id is None else {
             "id": photo_id,
             "event": index,
@@ -295,7 +307,6 @@ class Table:
                 for i, v in enumerate(values)
             ],
         }
-        self._publish()
 
     def photo(self, photo_id: int) -> bytes | None:
         with self._lock:

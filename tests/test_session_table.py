@@ -173,3 +173,27 @@ def test_stats_count_games_and_wins_per_player_name():
     assert stats["Ann"]["games"] == 1 and stats["Ann"]["wins"] == 1
     assert stats["Ben"]["games"] == 2 and stats["Ben"]["wins"] == 0
     assert stats["Cy"]["wins"] == 0
+
+
+def test_an_applied_camera_reading_is_announced_once_with_its_photo():
+    table = Table()
+    table.start_game("toy", ["Ann", "Ben"])
+    table.press(0, "green")
+    table.press(1, "green")
+    seq = table.seq
+    assert table.offer_reading(["red"], boxes=[(1, 2, 30, 40)], photo=b"jpeg") == "applied"
+    assert table.seq == seq + 1
+    assert table.snapshot()["photo"]["dice"][0]["box"] == [1, 2, 30, 40]
+
+
+def test_a_confirmed_held_reading_is_announced_once_with_its_photo():
+    table = Table()
+    table.start_game("toy", ["Ann", "Ben"])
+    table.press(0, "green")
+    table.press(1, "green")
+    table.offer_reading(["red"], boxes=[(1, 2, 30, 40)], flagged=True, reason="a hand", photo=b"jpeg")
+    seq = table.seq
+    table.confirm_reading(["blue"])
+    assert table.seq == seq + 1
+    snap = table.snapshot()
+    assert snap["held"] is False and snap["photo"]["dice"][0]["value"] == "blue"
