@@ -217,10 +217,11 @@ class Table:
             session._record, session._state = before
             log.exception("could not store event %d of game %s; it was not applied", index, self._game_id)
             raise
-        log.info("game %s event %d: %s", self._game_id, index, json.dumps(_public_event(event, session)))
+        log.info("game %s event %d: %s", self._game_id, index, json.dumps(_public_event(event)))
         if session.finished:
-            self.store.finish(self._game_id, session.slate().to_json())
-            log.info("game %s finished; winner: %s", self._game_id, session.slate().winner)
+            final = session.slate()
+            self.store.finish(self._game_id, final.to_json())
+            log.info("game %s finished; winner: %s", self._game_id, final.winner)
         if stored is not None:
             stored(index)
         self._publish()
@@ -429,6 +430,6 @@ class Table:
         return dict(photo, dice=[dict(d, value=v) for d, v in zip(photo["dice"], values)])
 
 
-def _public_event(event: Event, session: Session) -> dict[str, Any]:
+def _public_event(event: Event) -> dict[str, Any]:
     """An event as it may be logged: secret content hidden until revealed."""
     return event.redacted() if event.secret else event.to_dict()
