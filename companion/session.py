@@ -24,7 +24,6 @@ from companion.rules import (
     replay,
 )
 from companion.rules.game import GameState
-from companion.rules.record import fold
 
 
 class Session:
@@ -105,8 +104,7 @@ class Session:
     def _correct(self, correction: Event) -> Event:
         candidate = self._record.appended(correction)
         try:
-            start = self.game.start(candidate.players, candidate.options)
-            state = fold(self.game, start, effective_events(candidate.events))
+            state = replay(candidate)
         except BadRecord as exc:
             raise IllegalAction("corrections", f"that correction does not fit the game: {exc.reason}") from None
         self._record, self._state = candidate, state
