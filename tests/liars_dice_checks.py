@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from companion.rules import GameRecord, replay
+import pytest
+
+from companion.rules import GameRecord, IllegalAction, replay
 
 
 def dice_are_accounted_for(session) -> None:
@@ -28,3 +30,15 @@ def golden_record_matches_its_slate(game, path) -> None:
         if key == "reveal":
             got = {k: got[k] for k in value}
         assert json.loads(json.dumps(got)) == value, key
+
+
+def refused_by(game, state, event, rule=None, words=""):
+    """The event is refused with a readable message (naming `rule`) and the state is untouched."""
+    before = state
+    with pytest.raises(IllegalAction) as err:
+        game.apply(state, event)
+    assert state == before
+    if rule:
+        assert err.value.rule == rule
+    assert words in err.value.message
+    return err.value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from companion.rules import Bid, Challenge, DiceObserved, EndGame, GameRecord, IllegalAction, get_game, replay
 from companion.rules.leiras_dice import GAME
 from companion.simulate import simulate
-from liars_dice_checks import dice_are_accounted_for, golden_record_matches_its_slate
+from liars_dice_checks import dice_are_accounted_for, golden_record_matches_its_slate, refused_by
 
 GOLDEN = Path(__file__).parent / "golden"
 ANN, BOB, CY = 0, 1, 2
@@ -35,16 +36,7 @@ def dice_left(state):
     return [len(h) for h in state.hands]
 
 
-def refused(state, event, rule=None, words=""):
-    """The event is refused with a readable message and the state is untouched."""
-    before = state
-    with pytest.raises(IllegalAction) as err:
-        GAME.apply(state, event)
-    assert state == before
-    if rule:
-        assert err.value.rule == rule
-    assert words in err.value.message
-    return err.value
+refused = functools.partial(refused_by, GAME)
 
 
 # --- the game -------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from companion.rules.tricksters_tavern import (
     GAME, AddDie, Discard, DowngradeDie, RemoveDie, UpgradeDie, WildFace,
 )
 from companion.simulate import simulate
-from liars_dice_checks import dice_are_accounted_for, golden_record_matches_its_slate
+from liars_dice_checks import dice_are_accounted_for, golden_record_matches_its_slate, refused_by
 
 GOLDEN = Path(__file__).parent / "golden"
 ANN, BOB, CY = 0, 1, 2
@@ -38,15 +39,7 @@ def reveal(*faces):
     return DiceObserved(tuple(faces))
 
 
-def refused(state, event, rule=None, words=""):
-    before = state
-    with pytest.raises(IllegalAction) as err:
-        GAME.apply(state, event)
-    assert state == before
-    if rule:
-        assert err.value.rule == rule
-    assert words in err.value.message
-    return err.value
+refused = functools.partial(refused_by, GAME)
 
 
 def options_refused(words, **options):
