@@ -1,7 +1,7 @@
 """Benchmark the dice reader on the labelled photo sets.
 
     .venv/bin/python benchmarks/vision.py [--sets byler,matteop,rendered] [--split all|heldout|train]
-                                          [--details FILE.jsonl] [--speed N]
+                                          [--kinds pip,chance,spike-A] [--details FILE.jsonl] [--speed N]
 
 Per set (rendered split by kind): images read exactly right and unflagged, silent errors
 (unflagged but wrong), flagged, and die-level recall/precision by centre matching. An
@@ -71,6 +71,7 @@ def teach_profile(entries, root) -> SpikeProfile:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default="byler,matteop,rendered")
+    ap.add_argument("--kinds", default="pip,chance,spike-A", help="dice kinds to read (labels' kinds)")
     ap.add_argument("--split", default="all", choices=["all", "heldout", "train"])
     ap.add_argument("--details", help="write one JSON line per image here")
     ap.add_argument("--speed", type=int, default=40, help="frames timed at 1280x960 per set")
@@ -84,12 +85,13 @@ def main() -> int:
     for set_name in args.sets.split(","):
         root = SETS[set_name]
         entries = json.loads((root / "manifest.json").read_text())
-        profile = teach_profile(entries, root) if set_name == "rendered" else None
+        kinds = args.kinds.split(",")
+        profile = teach_profile(entries, root) if set_name == "rendered" and "spike-A" in kinds else None
         groups = defaultdict(lambda: Counter())
         timed = 0
         for e in entries:
             kind = e.get("kind") or "pip"
-            if kind not in MODE:
+            if kind not in MODE or kind not in kinds:
                 continue
             if args.split != "all" and held_out(e["image"]) != (args.split == "heldout"):
                 continue

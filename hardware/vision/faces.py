@@ -17,6 +17,8 @@ from hardware.vision.detect import Candidate
 FACE_SIDE = 48
 CROP_FACTOR = 1.35
 MODEL = "die_faces.onnx"
+SECOND_LOOK = 0.8  # a die whose best class is below this is looked at again, in other views
+LOOKS = ((90, 1.0), (180, 1.0), (270, 1.0), (45, 0.92), (135, 1.08))  # (turn in degrees, size factor)
 NOT_A_DIE = 0
 OTHER_DIE = 7
 
@@ -35,12 +37,30 @@ def _standardise(crop: np.ndarray) -> np.ndarray:
     return ((x - x.mean()) / (x.std() + 8.0)).transpose(2, 0, 1)
 
 
-def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate]) -> np.ndarray:
-    """(N, 8) class probabilities, one row per candidate."""
-    if not candidates:
-        return np.zeros((0, 8), np.float32)
-    blob = np.stack([_standardise(cut(frame, c.cx, c.cy, CROP_FACTOR * c.size)) for c in candidates])
+def _probabilities(blob: np.ndarray) -> np.ndarray:
     logits = networks.run(MODEL, blob).astype(np.float64)
     logits -= logits.max(1, keepdims=True)
     p = np.exp(logits)
-    return (p / p.sum(1, keepdims=True)).astype(np.float32)
+    return p / p.sum(1, keepdims=True)
+
+
+def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],
+                       second_look: float = SECOND_LOOK) -> np.ndarray:
+    """(N, 8) class probabilities, one row per candidate.
+
+    A die the model is unsure of (no class above `second_look`) is looked at again,
+    turned a quarter, a half and three quarters and a little larger and smaller, and
+    the views' probabilities are averaged: one view's unlucky glare or pixel grid
+    matters less, and views that disagree keep the confidence low."""
+    if not candidates:
+        return np.zeros((0, 8), np.float32)
+    blob = np.stack([_standardise(cut(frame, c.cx, c.cy, CROP_FACTOR * c.size)) for c in candidates])
+    p = _probabilities(blob)
+    unsure = [i for i in range(len(candidates)) if p[i].max() < second_look]
+    if unsure:
+        views = [_standardise(cut(frame, candidates[i].cx, candidates[i].cy, CROP_FACTOR * candidates[i].size * s, angle=a))
+                 for i in unsure for a, s in LOOKS]
+        q = _probabilities(np.stack(views)).reshape(len(unsure), len(LOOKS), -1)
+        for k, i in enumerate(unsure):
+            p[i] = (p[i] + q[k].sum(0)) / (1 + len(LOOKS))
+    return p.astype(np.float32)

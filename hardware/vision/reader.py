@@ -13,7 +13,7 @@ import numpy as np
 
 from hardware.vision import chance, spike
 from hardware.vision.detect import Candidate, find_candidates
-from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, face_probabilities
+from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
 
@@ -46,12 +46,13 @@ def _overlapping(dice: Sequence[Candidate]) -> tuple[Candidate, Candidate] | Non
     return None
 
 
-def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None):
-    """(kept candidates, their face probabilities, doubtful candidates)."""
+def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_look: float = SECOND_LOOK):
+    """(kept candidates, their face probabilities, doubtful candidates).
+    Candidates the face model is less sure of than `second_look` are looked at again."""
     t0 = time.perf_counter()
     cands = find_candidates(frame, roi, min_score=DOUBT_SCORE)
     t1 = time.perf_counter()
-    probs = face_probabilities(frame, cands)
+    probs = face_probabilities(frame, cands, second_look)
     t2 = time.perf_counter()
     if timings is not None:
         timings["find"] = timings.get("find", 0.0) + (t1 - t0) * 1000
@@ -81,7 +82,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if dice == "spike" and (profile is None or not profile.taught):
         raise SpikeProfileError("reading spike dice needs a taught profile (companion teach spike)")
     frame = check_frame(frame_bgr)
-    kept, probs, doubtful = find_dice(frame, roi, timings)
+    kept, probs, doubtful = find_dice(frame, roi, timings, min_confidence)
     t0 = time.perf_counter()
     values, confidences = _values(frame, kept, probs, dice, profile)
     t1 = time.perf_counter()
@@ -97,7 +98,6 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
 def _values(frame, kept, probs, dice, profile):
     values: list = []
     confidences: list[float] = []
-    light = chance.light_estimate(frame, kept) if dice == "chance" else None
     for c, p in zip(kept, probs):
         die = 1.0 - float(p[NOT_A_DIE])
         if dice == "pips":
@@ -105,7 +105,7 @@ def _values(frame, kept, probs, dice, profile):
             values.append(v)
             confidences.append(float(p[v]))
         elif dice == "chance":
-            v, margin = chance.red_or_blue(frame, c, light)
+            v, margin = chance.red_or_blue(frame, c)
             values.append(v)
             confidences.append(margin * die)
         else:
