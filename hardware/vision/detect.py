@@ -21,7 +21,9 @@ ZOOM_BELOW = 20.0  # look again, enlarged, when the typical die is smaller than 
 ZOOM_TO = 28.0  # ... enlarged so a die is about this size
 ZOOM_AREA = 0.5  # ... but at most this share of the first look's pixels
 ZOOM_MARGIN = 2.5  # ... around the dice, in die sizes
-ZOOM_SCORE = 0.4  # candidates this sure set the typical size and the part looked at again
+ZOOM_SCORE = 0.4
+ZOOM_NEAR = 1.5  # ... and only when two of them are closer than this many die sizes (dice touching)
+ZOOM_MIN_SIZE = 0.6  # a candidate of the second look smaller than this share of the typical die is dropped  # candidates this sure set the typical size and the part looked at again
 MODEL = "dice_centres.onnx"
 
 
@@ -90,7 +92,7 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
     """Die candidates in full-frame pixels.
 
     Dice that come out small at the working size (a camera high above the table) are
-    hard to tell apart when they touch, so when they do, the model looks again at just
+    hard to tell apart when they touch, so when some do, the model looks again at just
     the part of the frame around them, enlarged (at most ZOOM_AREA of the first look's
     pixels, so the second look costs less than the first)."""
     x0, y0 = 0, 0
@@ -104,7 +106,9 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
     if not sure:
         return found
     die = float(np.median([c.size for c in sure])) * scale  # typical die, in working pixels
-    if die >= ZOOM_BELOW:
+    close = any(np.hypot(a.cx - b.cx, a.cy - b.cy) < ZOOM_NEAR * die / scale
+                for i, a in enumerate(sure) for b in sure[i + 1:])
+    if die >= ZOOM_BELOW or not close:
         return found
     m = ZOOM_MARGIN * die / scale
     bx0 = int(max(0, min(c.cx for c in sure) - x0 - m)); bx1 = int(min(w, max(c.cx for c in sure) - x0 + m))
@@ -114,6 +118,10 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
         return found
     # the whole view's colour statistics: a part that is mostly dice has very different ones
     near, _ = _peaks(frame[by0:by1, bx0:bx1], x0 + bx0, y0 + by0, scale * zoom, min_score, stats)
+    # enlarged, a pip or a speck can look like a tiny die; the dice of one throw are all alike in size
+    near = [c for c in near if c.size >= ZOOM_MIN_SIZE * die / scale]
+    near = [c for c in near if not any(n.score > c.score and np.hypot(c.cx - n.cx, c.cy - n.cy) < 0.5 * n.size
+                                       for n in near)]
     # keep what the first look found outside the enlarged part (below ZOOM_SCORE, anywhere)
     inside = lambda c: x0 + bx0 + m / 3 <= c.cx <= x0 + bx1 - m / 3 and y0 + by0 + m / 3 <= c.cy <= y0 + by1 - m / 3  # noqa: E731
     return near + [c for c in found if not inside(c)
