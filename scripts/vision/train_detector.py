@@ -26,6 +26,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).parent))
 import dataset  # noqa: E402
+import synth_scenes  # noqa: E402
 
 WORK_SIDE = 384
 STRIDE = 4
@@ -112,6 +113,32 @@ def augment(img, boxes, rng):
     return np.clip(f, 0, 255).astype(np.uint8), centres, sizes
 
 
+def scene_pool(n: int, seed: int = 9):
+    """n procedural scenes (synth_scenes.py), drawn once: drawing is slow, augmenting is not."""
+    rng = random.Random(seed)
+    return [synth_scenes.scene(rng, CROP) for _ in range(n)]
+
+
+def augment_scene(img, dice, rng):
+    """Quarter turns, mirror and the photometric changes of `augment` on a procedural scene."""
+    k = rng.randrange(4)
+    centres = []
+    for x, y, _ in dice:
+        for _ in range(k):  # np.rot90 turns counter-clockwise: (x, y) -> (y, side - 1 - x)
+            x, y = y, CROP - 1 - x
+        centres.append((x, y))
+    img = np.rot90(img, k)
+    if rng.random() < 0.5:
+        img = img[:, ::-1]
+        centres = [(CROP - 1 - x, y) for x, y in centres]
+    f = np.ascontiguousarray(img).astype(np.float32)
+    f *= np.array([rng.uniform(0.8, 1.2) for _ in range(3)], np.float32)
+    f = 255.0 * (np.clip(f, 0, 255) / 255.0) ** rng.uniform(0.7, 1.4)
+    if rng.random() < 0.5:
+        f = f[:, :, list(rng.sample([0, 1, 2], 3))]
+    return np.clip(f, 0, 255).astype(np.uint8), [np.array(c) for c in centres], [s for _, _, s in dice]
+
+
 def targets(centres, sizes):
     g = CROP // STRIDE
     heat = np.zeros((g, g), np.float32)
@@ -144,12 +171,18 @@ def main():
     ap.add_argument("--out", default="hardware/vision/models/dice_centres.onnx")
     ap.add_argument("--epochs", type=int, default=70)
     ap.add_argument("--per-epoch", type=int, default=640)
+    ap.add_argument("--synth", type=int, default=2500, help="procedural scenes drawn before training")
+    ap.add_argument("--synth-share", type=float, default=0.35, help="share of each batch taken from them")
+    ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
     torch.manual_seed(7)
     rng = random.Random(7)
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     train = load_items(held_out=False)
     print(f"{len(train)} training images", flush=True)
+    t0 = time.time()
+    pool = scene_pool(args.synth)
+    print(f"{len(pool)} procedural scenes in {time.time() - t0:.0f}s", flush=True)
     net = CentreNet()
     opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
     steps = args.epochs * (args.per_epoch // 16)
@@ -161,8 +194,11 @@ def main():
         for _ in range(args.per_epoch // 16):
             xs, hs, ss, ms = [], [], [], []
             for _ in range(16):
-                img, boxes = train[rng.randrange(len(train))]
-                a, c, s = augment(img, boxes, rng)
+                if pool and rng.random() < args.synth_share:
+                    a, c, s = augment_scene(*pool[rng.randrange(len(pool))], rng)
+                else:
+                    img, boxes = train[rng.randrange(len(train))]
+                    a, c, s = augment(img, boxes, rng)
                 h, sz, m = targets(c, s)
                 xs.append(normalise(a)); hs.append(h); ss.append(sz); ms.append(m)
             x = torch.from_numpy(np.stack(xs))

@@ -31,6 +31,7 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import dataset  # noqa: E402
+import synth_faces  # noqa: E402
 from hardware.vision.detect import find_candidates  # noqa: E402  (needs dice_centres.onnx trained first)
 
 FACE_SIDE = 48
@@ -103,7 +104,28 @@ def load_items(held_out: bool):
     return out
 
 
-def sample(items, rng):
+def synth_pool(n: int, seed: int = 5):
+    """n procedural crops per class share (synth_faces.py), made once: drawing is slow, augmenting is not."""
+    rng = random.Random(seed)
+    labels = [rng.choice([0, 1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4, 5, 6]) for _ in range(n)]
+    return [(synth_faces.face_crop(rng, lab, out=FACE_SIDE, crop_factor=CROP_FACTOR), lab) for lab in labels]
+
+
+def sample_synth(pool, rng):
+    crop, label = pool[rng.randrange(len(pool))]
+    f = np.rot90(crop, rng.randrange(4)).astype(np.float32)
+    if rng.random() < 0.5:
+        f = f[:, ::-1]
+    f *= np.array([rng.uniform(0.8, 1.2) for _ in range(3)], np.float32)
+    f = f[:, :, list(rng.sample([0, 1, 2], 3))]
+    if label != 7 and rng.random() < 0.3:
+        f = 255 - f
+    return normalise(np.clip(f, 0, 255)), label
+
+
+def sample(items, rng, pool=None, share=0.0):
+    if pool and rng.random() < share:
+        return sample_synth(pool, rng)
     img, dice, hard = items[rng.randrange(len(items))]
     if hard and rng.random() < 0.15:
         cx, cy, size = hard[rng.randrange(len(hard))]
@@ -152,15 +174,21 @@ def main():
     ap.add_argument("--out", default="hardware/vision/models/die_faces.onnx")
     ap.add_argument("--epochs", type=int, default=60)
     ap.add_argument("--per-epoch", type=int, default=6400)
+    ap.add_argument("--synth", type=int, default=30000, help="procedural crops drawn before training")
+    ap.add_argument("--synth-share", type=float, default=0.4, help="share of each batch taken from them")
+    ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--side", type=int, default=FACE_SIDE, help="crop side in pixels (must match faces.FACE_SIDE)")
     args = ap.parse_args()
     set_side(args.side)
     torch.manual_seed(11)
     rng = random.Random(11)
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     train = load_items(False)
     held = load_items(True)
     print(f"{len(train)} training images, {len(held)} held out", flush=True)
+    t0 = time.time()
+    pool = synth_pool(args.synth)
+    print(f"{len(pool)} procedural crops in {time.time() - t0:.0f}s", flush=True)
     net = FaceNet()
     bs = 64
     steps = args.epochs * (args.per_epoch // bs)
@@ -170,7 +198,7 @@ def main():
     for epoch in range(args.epochs):
         tot = 0.0
         for _ in range(args.per_epoch // bs):
-            xs, ys = zip(*(sample(train, rng) for _ in range(bs)))
+            xs, ys = zip(*(sample(train, rng, pool, args.synth_share) for _ in range(bs)))
             out = net(torch.from_numpy(np.stack(xs)))
             loss = F.cross_entropy(out, torch.tensor(ys), label_smoothing=0.05)
             opt.zero_grad(); loss.backward(); opt.step(); sched.step()
