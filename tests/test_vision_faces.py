@@ -1,0 +1,56 @@
+"""The face model's second look: only unsure dice are looked at again, and the views' beliefs are averaged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from hardware.vision import faces, networks
+from hardware.vision.detect import find_candidates
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def byler_photo():
+    entry = next(e for e in json.loads((FIXTURES / "byler" / "manifest.json").read_text()) if e["fixture_role"] == "read")
+    return cv2.imread(str(FIXTURES / "byler" / entry["image"]))
+
+
+def counting_runs(monkeypatch):
+    batches = []
+    real = networks.run
+
+    def run(name, blob):
+        if name == faces.MODEL:
+            batches.append(len(blob))
+        return real(name, blob)
+
+    monkeypatch.setattr(networks, "run", run)
+    return batches
+
+
+def test_sure_dice_are_looked_at_once(monkeypatch):
+    frame = byler_photo()
+    candidates = find_candidates(frame, min_score=0.4)
+    batches = counting_runs(monkeypatch)
+    p = faces.face_probabilities(frame, candidates, second_look=0.0)
+    assert batches == [len(candidates)]
+    assert np.allclose(p.sum(1), 1.0, atol=1e-4)
+
+
+def test_unsure_dice_get_every_extra_view_and_stay_a_distribution(monkeypatch):
+    frame = byler_photo()
+    candidates = find_candidates(frame, min_score=0.4)
+    first = faces.face_probabilities(frame, candidates, second_look=0.0)
+    batches = counting_runs(monkeypatch)
+    again = faces.face_probabilities(frame, candidates, second_look=1.01)  # nobody is that sure
+    assert batches == [len(candidates), len(candidates) * len(faces.LOOKS)]
+    assert np.allclose(again.sum(1), 1.0, atol=1e-4)
+    assert not np.allclose(again, first)  # the other views changed the beliefs
+    # a die read with near certainty in one view is still read the same after averaging
+    sure = first.max(1) > 0.99
+    assert sure.any()
+    assert (again[sure].argmax(1) == first[sure].argmax(1)).all()
