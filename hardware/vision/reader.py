@@ -98,6 +98,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
 def _values(frame, kept, probs, dice, profile):
     values: list = []
     confidences: list[float] = []
+    spikes = iter(spike.match_all(frame, kept, profile)) if dice == "spike" else None
     for c, p in zip(kept, probs):
         die = 1.0 - float(p[NOT_A_DIE])
         if dice == "pips":
@@ -109,7 +110,7 @@ def _values(frame, kept, probs, dice, profile):
             values.append(v)
             confidences.append(margin * die)
         else:
-            v, conf = spike.match(frame, c, profile)
+            v, conf = next(spikes)
             values.append(v)
             confidences.append(conf * die)
     return values, confidences
