@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -11,7 +12,8 @@ import numpy as np
 import pytest
 
 from companion.cli import teach as teach_cli
-from hardware.vision import SpikeProfile, SpikeProfileError, read_dice
+from hardware.vision import SpikeProfile, SpikeProfileError, read_dice, spike
+from hardware.vision.reader import find_dice
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rendered"
 
@@ -80,3 +82,59 @@ def test_a_damaged_profile_file_is_refused_with_its_name(tmp_path):
     bad.write_bytes(b"not a profile")
     with pytest.raises(SpikeProfileError, match="bad.profile"):
         SpikeProfile.load(bad)
+
+
+def test_a_saved_profile_loads_back_with_the_same_face_pictures(tmp_path):
+    path = tmp_path / "spike.profile"
+    teach_all(path)
+    profile = SpikeProfile.load(path)
+    again = tmp_path / "again.profile"
+    profile.save(again)
+    reloaded = SpikeProfile.load(again)
+    assert reloaded.taught == profile.taught
+    for face in profile.taught:
+        assert all((a == b).all() for a, b in zip(profile.faces[face], reloaded.faces[face]))
+        assert all(p.shape == (spike.SIDE, spike.SIDE, 3) for p in reloaded.faces[face])
+
+
+def test_a_profile_from_another_reader_version_is_refused_and_names_both_versions(tmp_path):
+    old = tmp_path / "old.profile"
+    buf = io.BytesIO()
+    meta = json.dumps({"format": "companion-spike-profile/2", "side": 32}).encode()
+    np.savez_compressed(buf, meta=np.frombuffer(meta, np.uint8), faces=np.array([1], np.int8),
+                        pictures=np.zeros((1, 32, 32), np.uint8))
+    old.write_bytes(buf.getvalue())
+    with pytest.raises(SpikeProfileError, match="another version") as refused:
+        SpikeProfile.load(old)
+    assert "companion-spike-profile/2" in str(refused.value) and spike.FORMAT in str(refused.value)
+
+
+def test_all_dice_of_a_frame_read_together_match_each_read_alone(tmp_path):
+    path = tmp_path / "spike.profile"
+    teach_all(path)
+    profile = SpikeProfile.load(path)
+    frame = cv2.imread(str(FIXTURES / entries("spike-read")[0]["image"]))
+    dice, _, _ = find_dice(frame)
+    together = spike.match_all(frame, dice, profile)
+    assert len(together) == len(dice) >= 2
+    for die, (face, confidence) in zip(dice, together):
+        alone = spike.match(frame, die, profile)
+        assert alone[0] == face and alone[1] == pytest.approx(confidence, abs=1e-4)
+
+
+def test_a_face_that_was_never_taught_is_read_unsure(tmp_path):
+    path = tmp_path / "spike.profile"
+    for e in entries("enrol"):
+        if int(e["dice"][0]) != 3:
+            args = SimpleNamespace(kind="spike", images=[str(FIXTURES / e["image"])], face=int(e["dice"][0]),
+                                   profile=str(path))
+            assert teach_cli.run(args) == 0
+    profile = SpikeProfile.load(path)
+    scene = entries("spike-read")[0]
+    assert 3 in scene["dice"] and 3 not in profile.taught
+    reading = read_dice(cv2.imread(str(FIXTURES / scene["image"])), "spike", profile=profile)
+    three = next(b for b in scene["boxes"] if b[4] == 3)
+    die = next(d for d in reading.dice
+               if three[0] <= (d.box[0] + d.box[2]) / 2 <= three[2] and three[1] <= (d.box[1] + d.box[3]) / 2 <= three[3])
+    assert die.confidence < 0.8
+    assert reading.flagged
