@@ -138,3 +138,19 @@ def test_a_face_that_was_never_taught_is_read_unsure(tmp_path):
                if three[0] <= (d.box[0] + d.box[2]) / 2 <= three[2] and three[1] <= (d.box[1] + d.box[3]) / 2 <= three[3])
     assert die.confidence < 0.8
     assert reading.flagged
+
+
+def test_the_profile_head_learns_the_taught_faces_from_varied_views_the_same_way_each_load(tmp_path):
+    path = tmp_path / "spike.profile"
+    teach_all(path)
+    profile, again = SpikeProfile.load(path), SpikeProfile.load(path)
+    bank, values = profile._bank
+    taught = sum(len(t) for t in profile.faces.values())
+    assert len(bank) == len(values) == taught * (4 + spike.VARIATIONS)
+    views = spike.variations(profile.faces[1][0], np.random.default_rng(1), 8)
+    assert all(v.shape == (spike.SIDE, spike.SIDE, 3) and not (v == profile.faces[1][0]).all() for v in views)
+    w, b = profile._head
+    probs = spike._softmax(spike._dot(bank, w) + b)
+    faces = np.array(profile.taught)[probs.argmax(1)]
+    assert (faces == values).mean() > 0.9  # the head fits this profile's views, not just a prior
+    assert np.array_equal(w, again._head[0]) and np.array_equal(b, again._head[1])

@@ -6,13 +6,15 @@ vector so that photos of the same symbol lie close together whatever the die's t
 colour, light or blur, and different symbols lie apart. It knows no glyph: the table's
 symbols come only from teaching.
 
-Teaching keeps a SIDE x SIDE colour crop of each taught die in the profile file. The
-taught crops (and their quarter turns) are embedded once per profile. Reading crops
-every die at two sizes (the found size is only roughly right), embeds all crops of a
-frame together, averages each die's two vectors, and gives the die the face of its
-nearest taught example (cosine similarity). Confidence comes from the
-gap to the best example of any other face and from how close the nearest example is,
-so an unfamiliar or ambiguous face reads as unsure rather than as a confident guess.
+Teaching keeps a SIDE x SIDE colour crop of each taught die in the profile file. Once per
+profile (it never changes once loaded), each taught crop is embedded in its four quarter
+turns and in VARIATIONS more plausible views (small turns, the crop's scale and centre
+off as the reader's are, blur, colour and brightness), and a small linear head (softmax
+regression) learns this profile's faces from those vectors. Reading crops every die at
+two sizes (the found size is only roughly right), embeds all crops of a frame together,
+averages each die's two vectors, and gives the die the head's most probable face.
+Confidence is that probability times how close the nearest taught view is, so an
+unfamiliar face (one never taught) reads as unsure rather than as a confident guess.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
 
+import cv2
 import numpy as np
 
 from hardware.vision import networks
@@ -36,15 +39,17 @@ READ_SCALES = (0.75, 1.05)  # of the die size: a read averages these two crops' 
 MODEL = "face_embed.onnx"
 CHUNK = 6  # crops per forward (see embed)
 FORMAT = "companion-spike-profile/3"
-# Calibrated on procedurally generated teaching episodes and pip dice taught as spike dice
-# (never on spike-A). Of the dice whose best face beats the runner-up by 0.2 or more,
-# about 1 in 1000 is wrong (synthetic; byler pips: none), so a die needs that gap
-# (0.8 x MARGIN_SURE) to pass the reader's default min_confidence 0.80. A face that was
-# never taught still finds a nearest face, often by a wide gap but at a lower similarity
-# (half of them under 0.75, while 95% of right readings are over 0.83), so a die must
-# also be within 0.8 of its nearest example.
-MARGIN_SURE = 0.25  # similarity gap to the runner-up face at which a reading is fully sure
-NEAR_FLOOR, NEAR_SURE = 0.6, 0.85  # nearest-example similarity: below the floor, no confidence
+# A face that was never taught still gets a most probable face, but its nearest taught
+# view is less similar (for the embedding alone, half of them under cosine 0.75 while 95%
+# of right readings are over 0.83; procedural episodes and pips, never spike-A), so the
+# confidence is scaled down from NEAR_SURE to nothing at NEAR_FLOOR.
+NEAR_FLOOR, NEAR_SURE = 0.6, 0.85
+# The per-profile head (see SpikeProfile._head). Its probabilities are used as they come
+# (temperature 1): on pip dice taught as spike dice (byler, matteop, rendered pips) that
+# lets no more wrong dice through at 0.8 than the nearest-example gap did, while a sharper
+# temperature (1.25, 1.5) let 3-7x more through on byler. Not tuned on spike-A.
+VARIATIONS = 32  # extra views of each taught crop
+HEAD_STEPS, HEAD_RATE, HEAD_L2 = 300, 0.5, 1e-3
 
 
 class SpikeProfileError(ValueError):
@@ -91,10 +96,29 @@ class SpikeProfile:
 
     @cached_property
     def _bank(self) -> tuple[np.ndarray, np.ndarray]:
-        """(embeddings, face of each): every taught crop in its four quarter turns."""
-        pictures = [np.rot90(p, k) for v in self.taught for p in self.faces[v] for k in range(4)]
-        values = [v for v in self.taught for _ in self.faces[v] for _ in range(4)]
+        """(embeddings, face of each): every taught crop in its quarter turns and variations."""
+        rng = np.random.default_rng(0)  # the same profile always gives the same head
+        pictures, values = [], []
+        for v in self.taught:
+            for p in self.faces[v]:
+                views = [np.rot90(p, k) for k in range(4)] + variations(p, rng, VARIATIONS)
+                pictures += views
+                values += [v] * len(views)
         return embed(pictures), np.array(values)
+
+    @cached_property
+    def _head(self) -> tuple[np.ndarray, np.ndarray]:
+        """(weights, biases) of a softmax regression from embeddings to the taught faces."""
+        bank, values = self._bank
+        faces = np.array(self.taught)
+        target = (values[:, None] == faces[None, :]).astype(np.float32)
+        w = np.zeros((len(faces), bank.shape[1]), np.float32)
+        b = np.zeros(len(faces), np.float32)
+        for _ in range(HEAD_STEPS):
+            err = (_softmax(_dot(bank, w) + b) - target) / len(bank)
+            w -= HEAD_RATE * (np.einsum("ni,nj->ij", err, bank) + HEAD_L2 * w)
+            b -= HEAD_RATE * err.sum(0)
+        return w, b
 
     def with_examples(self, face: int, examples: Iterable[np.ndarray]) -> "SpikeProfile":
         if face not in range(1, 7):
@@ -135,38 +159,55 @@ class SpikeProfile:
         return cls.load(path) if Path(path).exists() else cls()
 
 
+def variations(picture: np.ndarray, rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    """n plausible other views of a taught crop (taken at CROP x the die size): a quarter
+    turn plus up to 15 degrees, the reader's crop scale (0.7-1.2x the die), a centre off by
+    up to 6% of the die, sometimes a slight blur, and per-channel gain and brightness."""
+    out = []
+    for i in range(n):
+        angle = 90 * (i % 4) + rng.uniform(-15, 15)
+        side = SIDE * rng.uniform(0.7, 1.2) / CROP
+        dx, dy = rng.uniform(-0.06, 0.06, 2) * SIDE / CROP
+        view = cut(picture, SIDE / 2 + dx, SIDE / 2 + dy, side, SIDE, angle)
+        if rng.random() < 0.5:
+            view = cv2.GaussianBlur(view, (0, 0), rng.uniform(0.3, 1.0))
+        gain, lift = rng.uniform(0.75, 1.25, 3).astype(np.float32), np.float32(rng.uniform(-25, 25))
+        out.append(np.clip(view.astype(np.float32) * gain + lift, 0, 255).astype(np.uint8))
+    return out
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    z = z - z.max(1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(1, keepdims=True)
+
+
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b.T without BLAS: these products are small, and a threaded BLAS on a busy Pi
     spends far longer waking its threads than multiplying."""
     return np.einsum("ij,kj->ik", a, b)
 
 
-def confidence(best: float, runner_up: float) -> float:
-    """0..1 from the nearest example's similarity and its gap to the nearest other face."""
-    gap = np.clip((best - runner_up) / MARGIN_SURE, 0, 1)
-    near = np.clip((best - NEAR_FLOOR) / (NEAR_SURE - NEAR_FLOOR), 0, 1)
-    return float(gap * near)
+def closeness(best: float) -> float:
+    """0..1: how near the nearest taught view is (0 at NEAR_FLOOR, 1 from NEAR_SURE)."""
+    return float(np.clip((best - NEAR_FLOOR) / (NEAR_SURE - NEAR_FLOOR), 0, 1))
 
 
 def match_all(frame: np.ndarray, dice: Sequence[Candidate], profile: SpikeProfile) -> list[tuple[int, float]]:
-    """(face, confidence 0..1) for each die: nearest taught example, all dice in one forward."""
+    """(face, confidence 0..1) for each die: the profile's head, all dice in one forward."""
     if not profile.taught:
         raise SpikeProfileError("the spike profile has no taught faces")
     if not dice:
         return []
-    bank, values = profile._bank
+    bank, _ = profile._bank
+    w, b = profile._head
     views = embed([face_picture(frame, d, s) for d in dice for s in READ_SCALES])
     mean = views.reshape(len(dice), len(READ_SCALES), -1).sum(1)
     mean /= np.linalg.norm(mean, axis=1, keepdims=True) + 1e-9
-    sims = _dot(mean, bank)
+    nearest = _dot(mean, bank).max(1)
+    probs = _softmax(_dot(mean, w) + b)
     faces = profile.taught
-    per_face = np.stack([sims[:, values == v].max(1) for v in faces], 1)
-    out = []
-    for row in per_face:
-        order = np.argsort(-row)
-        s1, s2 = float(row[order[0]]), float(row[order[1]]) if len(faces) > 1 else -1.0
-        out.append((faces[order[0]], confidence(s1, s2)))
-    return out
+    return [(faces[int(np.argmax(p))], float(p.max()) * closeness(float(s))) for p, s in zip(probs, nearest)]
 
 
 def match(frame: np.ndarray, die: Candidate, profile: SpikeProfile) -> tuple[int, float]:
