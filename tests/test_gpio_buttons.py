@@ -223,7 +223,7 @@ def test_call_colours_never_reach_the_log_above_debug(factory, caplog):
             tap(factory, seat.yellow)
     assert len(drain(events)) == 12
     debug_text = " ".join(r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG)
-    assert "seat 0 green" in debug_text  # the detail is there for whoever asks for DEBUG...
+    assert "seat 1 green" in debug_text  # the detail is there for whoever asks for DEBUG...
     for record in caplog.records:
         if record.levelno > logging.DEBUG:  # ...and nowhere else
             assert "green" not in record.getMessage() and "yellow" not in record.getMessage(), record.getMessage()
@@ -241,7 +241,7 @@ def test_close_releases_every_pin_for_the_next_table(factory):
 def test_a_pin_already_in_use_is_a_clear_gpio_unavailable_and_claims_nothing(factory):
     wiring = Wiring.default()
     squatter = gpiozero.LED(wiring.seats[4].yellow, pin_factory=factory)
-    with pytest.raises(GpioUnavailable, match=r"GPIO26 \(header pin 37\) for the seat 4 yellow button"):
+    with pytest.raises(GpioUnavailable, match=r"GPIO26 \(header pin 37\) for the seat 5 yellow button"):
         TableButtons(wiring, queue.Queue(), pin_factory=factory)
     squatter.close()
     with TableButtons(wiring, queue.Queue(), pin_factory=factory) as buttons:  # nothing was left claimed

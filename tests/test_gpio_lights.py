@@ -72,7 +72,7 @@ def test_another_seat_calling_in_does_not_restart_a_blinking_light(factory):
 def test_an_unknown_seat_is_refused_and_nothing_changes(factory):
     with SeatLights(Wiring.from_mapping({"seats": 3}), pin_factory=factory, blink_seconds=BLINK) as lights:
         lights.show({1: LightState.CALL_IN})
-        with pytest.raises(ValueError, match="no seat 3 at this table"):
+        with pytest.raises(ValueError, match=r"no seat 4 at this table \(seats 1-3\)"):
             lights.show({0: LightState.CALL_IN, 3: LightState.CALL_IN})
         with pytest.raises(TypeError, match="LightState"):
             lights.show({0: "on"})

@@ -157,4 +157,4 @@ class TableButtons:
 
 def _name(key: ButtonKey) -> str:
     seat, kind = key
-    return kind.value if seat is None else f"seat {seat} {kind.value}"
+    return kind.value if seat is None else f"seat {seat + 1} {kind.value}"  # people count seats from 1

@@ -53,16 +53,16 @@ class SeatLights:
         try:
             return gpiozero.LED(pin, initial_value=False, pin_factory=factory)
         except Exception as exc:
-            raise GpioUnavailable(f"cannot use {describe_pin(pin)} for seat {seat}'s light: {exc}") from exc
+            raise GpioUnavailable(f"cannot use {describe_pin(pin)} for seat {seat + 1}'s light: {exc}") from exc
 
     def show(self, states: Mapping[int, LightState]) -> None:
         """Set every light: seats missing from `states` go OFF; seats without an LED are skipped."""
         unknown = sorted(set(states) - self._seats)
         if unknown:
-            raise ValueError(f"no seat {unknown[0]} at this table (seats {min(self._seats)}-{max(self._seats)})")
+            raise ValueError(f"no seat {unknown[0] + 1} at this table (seats {min(self._seats) + 1}-{max(self._seats) + 1})")
         for seat, state in states.items():
             if not isinstance(state, LightState):
-                raise TypeError(f"seat {seat}: expected a LightState, got {state!r}")
+                raise TypeError(f"seat {seat + 1}: expected a LightState, got {state!r}")
         with self._lock:
             for seat, led in self._leds.items():
                 wanted = states.get(seat, LightState.OFF)

@@ -41,4 +41,4 @@ class Press:
             raise ValueError(f"{self.button.value} press needs seat={'None' if self.button.is_shared else 'a seat number'}")
 
     def __str__(self) -> str:
-        return self.button.value if self.seat is None else f"seat {self.seat} {self.button.value}"
+        return self.button.value if self.seat is None else f"seat {self.seat + 1} {self.button.value}"  # people count from 1
