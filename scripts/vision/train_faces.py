@@ -3,7 +3,7 @@
 Reproduce: python scripts/vision/train_faces.py --out hardware/vision/models/die_faces.onnx
 Needs torch (CPU) + numpy + opencv; uses the non-held-out images of the three sets
 (see dataset.py) plus procedural crops (synth_faces.py). Seeds are fixed. The shipped
-model came from the defaults (70 epochs, width 1.25, two threads): about 25 minutes.
+model came from the defaults (70 epochs, width 1.0, two threads): about 12 minutes.
 
 A crop is taken square around a die centre with side CROP_FACTOR x the die size,
 rotated at random, resized to FACE_SIDE. Class 0 = background (no die centred),
@@ -20,9 +20,12 @@ low-contrast pips, polka-dot and tartan cloths, random symbols for class 7).
 Measured 2026-11-21 (benchmarks/vision.py, held out; byler right / silent, values right
 among matched dice): previous model (width 1, 60 epochs, uniform image picking, half
 inverted, no procedural crops) 38.7% / 0% / 92.5%; these settings at 50 epochs 45.2% /
-0% / 93.9%; at 70 epochs (shipped) 54.8% / 3.2% (one photo: a smoky die read 5 for 4 at
-0.83) / 94.3%. matteop and the rendered sets did not change much. A run with 40%
-procedural crops at width 1 was worse on byler (values 90.4%).
+0% / 93.9%; at 70 epochs 54.8% / 3.2% (one photo: a smoky die read 5 for 4 at 0.83) /
+94.3%, but its faces stage (1.4 ms a die) took the whole read to 22.1 ms median at
+1280x960 over all images, past the 20 ms bar; width 1.0 at 70 epochs (shipped, 0.8 ms a
+die) 48.4% / 0% / 93.4%, whole read 14.4 ms held out, 18.6 ms all images. matteop and the
+rendered sets did not change much. A run with 40% procedural crops at width 1 and 60
+epochs was worse on byler (values 90.4%).
 """
 
 from __future__ import annotations
@@ -197,7 +200,7 @@ def main():
     ap.add_argument("--synth", type=int, default=12000, help="procedural crops drawn before training")
     ap.add_argument("--synth-share", type=float, default=0.2, help="share of each batch taken from them")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--width", type=float, default=1.25, help="channel multiplier of the net")
+    ap.add_argument("--width", type=float, default=1.0, help="channel multiplier of the net")
     ap.add_argument("--invert", type=float, default=0.25, help="share of real crops shown brightness-inverted")
     ap.add_argument("--by-image", dest="by_die", action="store_false",
                     help="pick training images uniformly (default: in proportion to their dice)")
