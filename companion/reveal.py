@@ -329,12 +329,6 @@ class VisionReader:
                 self._profile = vision.SpikeProfile.load(vision_config.spike_profile)
             except vision.SpikeProfileError as exc:
                 log.warning("%s; spike dice will be typed in", exc)
-        # Learning the taught faces takes a second (more on a Pi): do it now, off the
-        # start-up path, so the first spike reveal does not wait for it.
-        self.warming: threading.Thread | None = None
-        if self._profile is not None and self._profile.taught:
-            self.warming = threading.Thread(target=self._profile.prepare, name="spike-profile", daemon=True)
-            self.warming.start()
 
     def read(self, frame: np.ndarray, kind: str) -> Sight:
         if kind == "spike" and (self._profile is None or not self._profile.taught):

@@ -154,16 +154,3 @@ def test_the_profile_head_learns_the_taught_faces_from_varied_views_the_same_way
     faces = np.array(profile.taught)[probs.argmax(1)]
     assert (faces == values).mean() > 0.9  # the head fits this profile's views, not just a prior
     assert np.array_equal(w, again._head[0]) and np.array_equal(b, again._head[1])
-
-
-def test_the_service_reader_learns_a_loaded_profile_in_the_background(tmp_path):
-    from companion.reveal import VisionReader
-    from hardware.vision import VisionConfig
-
-    path = tmp_path / "spike.profile"
-    teach_all(path)
-    reader = VisionReader(VisionConfig.from_mapping({"spike_profile": str(path)}))
-    assert reader.warming is not None and reader.warming.name == "spike-profile"
-    reader.warming.join(timeout=60)
-    assert "_head" in reader._profile.__dict__  # learned before any read asked for it
-    assert VisionReader(VisionConfig.from_mapping({})).warming is None  # nothing taught, nothing to learn

@@ -94,12 +94,6 @@ class SpikeProfile:
     def taught(self) -> tuple[int, ...]:
         return tuple(sorted(v for v, t in self.faces.items() if t))
 
-    def prepare(self) -> None:
-        """Learn the taught faces now (about a second here, several on a Pi), rather than
-        at the first spike read, which would otherwise keep the table waiting."""
-        if self.taught:
-            self._head  # noqa: B018 (a cached property: computing it is the point)
-
     @cached_property
     def _bank(self) -> tuple[np.ndarray, np.ndarray]:
         """(embeddings, face of each): every taught crop in its quarter turns and variations."""
