@@ -82,10 +82,10 @@ def main() -> int:
     summary = {}
     speed_total, speed_stages = [], defaultdict(list)
     speed_by_kind = defaultdict(list)
+    kinds = args.kinds.split(",")
     for set_name in args.sets.split(","):
         root = SETS[set_name]
         entries = json.loads((root / "manifest.json").read_text())
-        kinds = args.kinds.split(",")
         profile = teach_profile(entries, root) if set_name == "rendered" and "spike-A" in kinds else None
         groups = defaultdict(lambda: Counter())
         timed: Counter = Counter()

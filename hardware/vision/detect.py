@@ -21,9 +21,9 @@ ZOOM_BELOW = 20.0  # look again, enlarged, when the typical die is smaller than 
 ZOOM_TO = 28.0  # ... enlarged so a die is about this size
 ZOOM_AREA = 0.5  # ... but at most this share of the first look's pixels
 ZOOM_MARGIN = 2.5  # ... around the dice, in die sizes
-ZOOM_SCORE = 0.4
+ZOOM_SCORE = 0.4  # candidates this sure set the typical size and the part looked at again
 ZOOM_NEAR = 1.5  # ... and only when two of them are closer than this many die sizes (dice touching)
-ZOOM_MIN_SIZE = 0.6  # a candidate of the second look smaller than this share of the typical die is dropped  # candidates this sure set the typical size and the part looked at again
+ZOOM_MIN_SIZE = 0.6  # a candidate of the second look smaller than this share of the typical die is dropped
 MODEL = "dice_centres.onnx"
 
 
@@ -111,9 +111,10 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
     if die >= ZOOM_BELOW or not close:
         return found
     m = ZOOM_MARGIN * die / scale
-    bx0 = int(max(0, min(c.cx for c in sure) - x0 - m)); bx1 = int(min(w, max(c.cx for c in sure) - x0 + m))
-    by0 = int(max(0, min(c.cy for c in sure) - y0 - m)); by1 = int(min(h, max(c.cy for c in sure) - y0 + m))
-    zoom = min(ZOOM_TO / die, np.sqrt(ZOOM_AREA * (w * scale) * (h * scale) / ((bx1 - bx0) * (by1 - by0) * scale ** 2)))
+    xs, ys = [c.cx - x0 for c in sure], [c.cy - y0 for c in sure]
+    bx0, bx1 = int(max(0, min(xs) - m)), int(min(w, max(xs) + m))
+    by0, by1 = int(max(0, min(ys) - m)), int(min(h, max(ys) + m))
+    zoom = min(ZOOM_TO / die, np.sqrt(ZOOM_AREA * w * h / ((bx1 - bx0) * (by1 - by0))))
     if zoom < 1.25:
         return found
     # the whole view's colour statistics: a part that is mostly dice has very different ones
@@ -123,6 +124,8 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
     near = [c for c in near if not any(n.score > c.score and np.hypot(c.cx - n.cx, c.cy - n.cy) < 0.5 * n.size
                                        for n in near)]
     # keep what the first look found outside the enlarged part (below ZOOM_SCORE, anywhere)
-    inside = lambda c: x0 + bx0 + m / 3 <= c.cx <= x0 + bx1 - m / 3 and y0 + by0 + m / 3 <= c.cy <= y0 + by1 - m / 3  # noqa: E731
+    def inside(c: Candidate) -> bool:
+        return x0 + bx0 + m / 3 <= c.cx <= x0 + bx1 - m / 3 and y0 + by0 + m / 3 <= c.cy <= y0 + by1 - m / 3
+
     return near + [c for c in found if not inside(c)
                    and all(np.hypot(c.cx - n.cx, c.cy - n.cy) > 0.5 * c.size for n in near)]

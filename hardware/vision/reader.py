@@ -13,7 +13,7 @@ import numpy as np
 
 from hardware.vision import chance, spike
 from hardware.vision.detect import Candidate, find_candidates
-from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
+from hardware.vision.faces import NOT_A_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
 
