@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from companion.cli import teach as teach_cli
-from hardware.vision import SpikeProfile, SpikeProfileError, read_dice, spike
+from hardware.vision import SpikeProfile, SpikeProfileError, networks, read_dice, spike
 from hardware.vision.reader import find_dice
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rendered"
@@ -150,7 +150,7 @@ def test_the_profile_head_learns_the_taught_faces_from_varied_views_the_same_way
     views = spike.variations(profile.faces[1][0], np.random.default_rng(1), 8)
     assert all(v.shape == (spike.SIDE, spike.SIDE, 3) and not (v == profile.faces[1][0]).all() for v in views)
     w, b = profile._head
-    probs = spike._softmax(spike._dot(bank, w) + b)
+    probs = networks.softmax(spike._dot(bank, w) + b)
     faces = np.array(profile.taught)[probs.argmax(1)]
     assert (faces == values).mean() > 0.9  # the head fits this profile's views, not just a prior
     assert np.array_equal(w, again._head[0]) and np.array_equal(b, again._head[1])

@@ -32,16 +32,14 @@ def cut(img: np.ndarray, cx: float, cy: float, side: float, out: int = FACE_SIDE
                           borderMode=cv2.BORDER_REPLICATE)
 
 
-def _standardise(crop: np.ndarray) -> np.ndarray:
+def standardise_crop(crop: np.ndarray) -> np.ndarray:
+    """A crop as the face and spike models take it: zero mean, unit spread, CHW float32."""
     x = crop.astype(np.float32)
     return ((x - x.mean()) / (x.std() + 8.0)).transpose(2, 0, 1)
 
 
 def _probabilities(blob: np.ndarray) -> np.ndarray:
-    logits = networks.run(MODEL, blob).astype(np.float64)
-    logits -= logits.max(1, keepdims=True)
-    p = np.exp(logits)
-    return p / p.sum(1, keepdims=True)
+    return networks.softmax(networks.run(MODEL, blob).astype(np.float64))
 
 
 def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],
@@ -54,11 +52,11 @@ def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],
     matters less, and views that disagree keep the confidence low."""
     if not candidates:
         return np.zeros((0, 8), np.float32)
-    blob = np.stack([_standardise(cut(frame, c.cx, c.cy, CROP_FACTOR * c.size)) for c in candidates])
+    blob = np.stack([standardise_crop(cut(frame, c.cx, c.cy, CROP_FACTOR * c.size)) for c in candidates])
     p = _probabilities(blob)
     unsure = [i for i in range(len(candidates)) if p[i].max() < second_look]
     if unsure:
-        views = [_standardise(cut(frame, candidates[i].cx, candidates[i].cy, CROP_FACTOR * candidates[i].size * s, angle=a))
+        views = [standardise_crop(cut(frame, candidates[i].cx, candidates[i].cy, CROP_FACTOR * candidates[i].size * s, angle=a))
                  for i in unsure for a, s in LOOKS]
         q = _probabilities(np.stack(views)).reshape(len(unsure), len(LOOKS), -1)
         for k, i in enumerate(unsure):

@@ -25,6 +25,13 @@ def _net(name: str) -> cv2.dnn.Net:
     return cv2.dnn.readNetFromONNX(str(path))
 
 
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of logits, in their own float type."""
+    z = z - z.max(1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(1, keepdims=True)
+
+
 def run(name: str, blob: np.ndarray) -> np.ndarray:
     """Forward one blob; cv2.dnn nets are not re-entrant, so calls are serialised."""
     with _lock:

@@ -31,7 +31,7 @@ import numpy as np
 
 from hardware.vision import networks
 from hardware.vision.detect import Candidate
-from hardware.vision.faces import cut
+from hardware.vision.faces import cut, standardise_crop
 
 SIDE = 32  # crop side in pixels (the model's input)
 CROP = 0.9  # of the die size: the taught crop
@@ -66,11 +66,6 @@ def _plan(shape: tuple[int, ...]) -> None:
     networks.run(MODEL, np.zeros((CHUNK,) + shape, np.float32))
 
 
-def _standardise(crop: np.ndarray) -> np.ndarray:
-    x = crop.astype(np.float32)
-    return ((x - x.mean()) / (x.std() + 8.0)).transpose(2, 0, 1)
-
-
 def embed(pictures: Sequence[np.ndarray]) -> np.ndarray:
     """(N, DIM) unit vectors, in forwards of at most CHUNK pictures.
 
@@ -79,7 +74,7 @@ def embed(pictures: Sequence[np.ndarray]) -> np.ndarray:
     the batches are cut at CHUNK, and the first call plans for a full CHUNK."""
     if not len(pictures):
         return np.zeros((0, 0), np.float32)
-    blob = np.stack([_standardise(p) for p in pictures])
+    blob = np.stack([standardise_crop(p) for p in pictures])
     _plan(blob.shape[1:])
     return np.concatenate([networks.run(MODEL, blob[i:i + CHUNK]) for i in range(0, len(blob), CHUNK)]).astype(np.float32)
 
@@ -115,7 +110,7 @@ class SpikeProfile:
         w = np.zeros((len(faces), bank.shape[1]), np.float32)
         b = np.zeros(len(faces), np.float32)
         for _ in range(HEAD_STEPS):
-            err = (_softmax(_dot(bank, w) + b) - target) / len(bank)
+            err = (networks.softmax(_dot(bank, w) + b) - target) / len(bank)
             w -= HEAD_RATE * (np.einsum("ni,nj->ij", err, bank) + HEAD_L2 * w)
             b -= HEAD_RATE * err.sum(0)
         return w, b
@@ -176,12 +171,6 @@ def variations(picture: np.ndarray, rng: np.random.Generator, n: int) -> list[np
     return out
 
 
-def _softmax(z: np.ndarray) -> np.ndarray:
-    z = z - z.max(1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(1, keepdims=True)
-
-
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b.T without BLAS: these products are small, and a threaded BLAS on a busy Pi
     spends far longer waking its threads than multiplying."""
@@ -205,7 +194,7 @@ def match_all(frame: np.ndarray, dice: Sequence[Candidate], profile: SpikeProfil
     mean = views.reshape(len(dice), len(READ_SCALES), -1).sum(1)
     mean /= np.linalg.norm(mean, axis=1, keepdims=True) + 1e-9
     nearest = _dot(mean, bank).max(1)
-    probs = _softmax(_dot(mean, w) + b)
+    probs = networks.softmax(_dot(mean, w) + b)
     faces = profile.taught
     return [(faces[int(np.argmax(p))], float(p.max()) * closeness(float(s))) for p, s in zip(probs, nearest)]
 

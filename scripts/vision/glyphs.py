@@ -16,9 +16,14 @@ from __future__ import annotations
 
 import math
 import random
+import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from hardware.vision.faces import cut  # noqa: E402  (the reader's own crop)
 
 G = 96  # glyph canvas side; the symbol lies within the centred disc of radius G/2
 PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
@@ -267,7 +272,7 @@ def face_crop(glyph: np.ndarray, rng: random.Random, out: int, crop: float, neig
     ccx = x + w / 2 + rng.gauss(0, 0.055) * size
     ccy = y + h / 2 + rng.gauss(0, 0.055) * size
     shot = rng.randint(22, 64)  # the die's size in camera pixels
-    small = _cut(np.clip(img, 0, 255), ccx, ccy, size * crop, max(12, int(shot * crop)), rng.uniform(0, 360))
+    small = cut(np.clip(img, 0, 255), ccx, ccy, size * crop, max(12, int(shot * crop)), rng.uniform(0, 360))
     if rng.random() < 0.5:
         small = cv2.GaussianBlur(small, (0, 0), rng.uniform(0.3, 1.2))
     small += np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(0, 8), small.shape).astype(np.float32)
@@ -276,14 +281,6 @@ def face_crop(glyph: np.ndarray, rng: random.Random, out: int, crop: float, neig
         ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(40, 95)])
         small = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return cv2.resize(small, (out, out), interpolation=cv2.INTER_AREA if small.shape[0] > out else cv2.INTER_LINEAR)
-
-
-def _cut(img, cx, cy, side, out, angle):
-    s = out / side
-    m = cv2.getRotationMatrix2D((cx, cy), angle, s)
-    m[:, 2] += np.array([out / 2 - cx, out / 2 - cy])
-    return cv2.warpAffine(img, m, (out, out), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
 
 
 def family(rng: random.Random) -> list[np.ndarray]:

@@ -49,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import dataset  # noqa: E402
 import synth_faces  # noqa: E402
 from hardware.vision.detect import find_candidates  # noqa: E402  (needs dice_centres.onnx trained first)
+from hardware.vision.faces import cut, standardise_crop  # noqa: E402  (the reader's own crop and scaling)
 
 FACE_SIDE = 48
 CROP_FACTOR = 1.35
@@ -78,21 +79,6 @@ class FaceNet(nn.Module):
     def forward(self, x):
         x = self.body(x).flatten(1)
         return self.fc2(self.drop(F.relu(self.fc1(x))))
-
-
-def normalise(crop: np.ndarray) -> np.ndarray:
-    x = crop.astype(np.float32)
-    return ((x - x.mean()) / (x.std() + 8.0)).transpose(2, 0, 1)
-
-
-def cut(img, cx, cy, side, angle, out=None):
-    """Square crop centred on (cx, cy), rotated by angle degrees, resized to out x out."""
-    out = out or FACE_SIDE
-    s = out / side
-    M = cv2.getRotationMatrix2D((cx, cy), angle, s)
-    M[:, 2] += np.array([out / 2 - cx, out / 2 - cy])
-    return cv2.warpAffine(img, M, (out, out), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REPLICATE)
 
 
 def label_of(kind: str, value) -> int:
@@ -137,7 +123,7 @@ def sample_synth(pool, rng):
     f = f[:, :, list(rng.sample([0, 1, 2], 3))]
     if label != 7 and rng.random() < 0.3:
         f = 255 - f
-    return normalise(np.clip(f, 0, 255)), label
+    return standardise_crop(np.clip(f, 0, 255)), label
 
 
 INVERT = 0.5  # share of real crops shown with brightness inverted (set by --invert)
@@ -168,7 +154,7 @@ def sample(items, rng, pool=None, share=0.0, cum=None):
         cx += rng.uniform(-0.12, 0.12) * size
         cy += rng.uniform(-0.12, 0.12) * size
     side = CROP_FACTOR * size * math.exp(rng.uniform(-0.2, 0.2))
-    crop = cut(img, cx, cy, side, rng.uniform(0, 360))
+    crop = cut(img, cx, cy, side, FACE_SIDE, rng.uniform(0, 360))
     f = crop.astype(np.float32)
     f *= np.array([rng.uniform(0.7, 1.3) for _ in range(3)], np.float32)
     f = (f - f.mean()) * rng.uniform(0.6, 1.4) + f.mean() * rng.uniform(0.6, 1.3)
@@ -180,7 +166,7 @@ def sample(items, rng, pool=None, share=0.0, cum=None):
     f = f[:, :, list(rng.sample([0, 1, 2], 3))]
     if label != 7 and rng.random() < INVERT:
         f = 255 - f
-    return normalise(np.clip(f, 0, 255)), label
+    return standardise_crop(np.clip(f, 0, 255)), label
 
 
 def evaluate(net, items, rng, n=3000):

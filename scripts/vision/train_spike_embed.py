@@ -37,7 +37,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import glyphs  # noqa: E402
+from hardware.vision.faces import standardise_crop  # noqa: E402  (exactly as spike.py reads)
 
 SIDE = 32  # must match hardware/vision/spike.py SIDE
 CROP = 0.9  # of the die size; must match spike.py CROP
@@ -62,12 +64,6 @@ class FaceEmbed(nn.Module):
 
     def forward(self, x):
         return F.normalize(self.fc(self.body(x).flatten(1)), dim=1)
-
-
-def normalise(crop: np.ndarray) -> np.ndarray:
-    """Same as spike.py: per-crop zero mean, unit spread, CHW float32."""
-    x = crop.astype(np.float32)
-    return ((x - x.mean()) / (x.std() + 8.0)).transpose(2, 0, 1)
 
 
 def photo(glyph, rng, neighbour) -> np.ndarray:
@@ -108,7 +104,7 @@ class Pool:
         for k, gi in enumerate(self.rng.sample(range(GROUPS), GROUPS_PER_BATCH)):
             for j in range(6):
                 for r in self.rng.sample(range(RENDERS), SHOTS):
-                    xs.append(normalise(np.rot90(self.photos[gi, j, r], self.rng.randrange(4))))
+                    xs.append(standardise_crop(np.rot90(self.photos[gi, j, r], self.rng.randrange(4))))
                     ys.append(6 * k + j)
         return torch.from_numpy(np.stack(xs)), torch.tensor(ys)
 
@@ -128,8 +124,8 @@ def episodes(seed: int, n: int = 20, taught: int = 4, read: int = 8):
     out = []
     for k in range(n):
         faces = glyphs.family(rng) if k % 2 else [glyphs.random_glyph(rng) for _ in range(6)]
-        t = [(normalise(photo(g, rng, faces[rng.randrange(6)])), v) for v, g in enumerate(faces) for _ in range(taught)]
-        r = [(normalise(photo(g, rng, faces[rng.randrange(6)])), v) for v, g in enumerate(faces) for _ in range(read)]
+        t = [(standardise_crop(photo(g, rng, faces[rng.randrange(6)])), v) for v, g in enumerate(faces) for _ in range(taught)]
+        r = [(standardise_crop(photo(g, rng, faces[rng.randrange(6)])), v) for v, g in enumerate(faces) for _ in range(read)]
         out.append(tuple(np.stack(a) if k % 2 == 0 else np.array(a) for k, a in
                          enumerate([[x for x, _ in t], [v for _, v in t], [x for x, _ in r], [v for _, v in r]])))
     return out
