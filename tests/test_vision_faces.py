@@ -54,3 +54,17 @@ def test_unsure_dice_get_every_extra_view_and_stay_a_distribution(monkeypatch):
     sure = first.max(1) > 0.99
     assert sure.any()
     assert (again[sure].argmax(1) == first[sure].argmax(1)).all()
+
+
+def test_a_pip_table_sets_aside_the_no_pips_share_of_a_clear_one():
+    from hardware.vision.reader import pip_value
+    # a clear one-pip face the model half takes for a chance cube's central mark
+    one = np.array([0.0, 0.62, 0.0, 0.01, 0.0, 0.01, 0.01, 0.35])
+    value, confidence = pip_value(one)
+    assert value == 1 and confidence > 0.95
+    # the doubt that it is a die at all is kept
+    doubtful = np.array([0.3, 0.45, 0.0, 0.0, 0.0, 0.0, 0.0, 0.25])
+    assert pip_value(doubtful)[1] < 0.8
+    # a washed-out face ("no pips" most likely) stays unsure
+    blank = np.array([0.0, 0.06, 0.0, 0.01, 0.0, 0.0, 0.01, 0.92])
+    assert pip_value(blank) == (1, 0.06)

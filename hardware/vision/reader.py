@@ -13,7 +13,7 @@ import numpy as np
 
 from hardware.vision import chance, spike
 from hardware.vision.detect import Candidate, find_candidates
-from hardware.vision.faces import NOT_A_DIE, SECOND_LOOK, face_probabilities
+from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
 
@@ -23,6 +23,7 @@ KEEP_DIE = 0.5  # face-model belief that a die is centred there
 DOUBT_SCORE = 0.30  # below KEEP but above these: something die-like we cannot confirm
 DOUBT_DIE = 0.25
 MAX_DICE = 40
+PIP_BLANK = 0.5  # see pip_value
 
 
 def check_frame(frame: object) -> np.ndarray:
@@ -95,6 +96,20 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     return Reading(readings, flagged=reason is not None, reason=reason)
 
 
+def pip_value(p: np.ndarray) -> tuple[int, float]:
+    """(pips, confidence) from the face model's eight probabilities, on a table of pip dice.
+
+    The model also knows dice without pips (chance cubes, symbol dice), and a lone central
+    pip looks like their central marks: on the rendered pip scenes a clear one-pip face
+    gave 15% of its probability to "no pips" on average. A pip table has no such dice, so
+    that share is set aside and the pips are weighed among themselves (the doubt that
+    this is a die at all is kept). When "no pips" is the most of it (PIP_BLANK), the face
+    is washed out or not a pip die, and the pips' own small share is left as it is."""
+    v = int(np.argmax(p[1:7])) + 1
+    blank = float(p[OTHER_DIE])
+    return v, float(p[v]) if blank >= PIP_BLANK else float(p[v]) / (1.0 - blank)
+
+
 def _values(frame, kept, probs, dice, profile):
     values: list = []
     confidences: list[float] = []
@@ -102,9 +117,9 @@ def _values(frame, kept, probs, dice, profile):
     for c, p in zip(kept, probs):
         die = 1.0 - float(p[NOT_A_DIE])
         if dice == "pips":
-            v = int(np.argmax(p[1:7])) + 1
+            v, conf = pip_value(p)
             values.append(v)
-            confidences.append(float(p[v]))
+            confidences.append(conf)
         elif dice == "chance":
             v, margin = chance.red_or_blue(frame, c)
             values.append(v)
