@@ -47,8 +47,11 @@ def standardise(img: np.ndarray, stats: tuple[np.ndarray, np.ndarray] | None = N
     """Per-channel zero mean, unit spread, as CHW float32 (the centre model was trained so).
     `stats` = (mean, std) to use instead of the picture's own."""
     mean, std = stats if stats is not None else cv2.meanStdDev(img)
-    x = cv2.dnn.blobFromImage(img, 1.0, mean=tuple(float(m) for m in mean.ravel()), swapRB=False)[0]
-    return x * (1.0 / (std.reshape(3, 1, 1) + 8.0)).astype(np.float32)
+    gain = 1.0 / (std.ravel() + 8.0)
+    # one fused scale-and-shift per channel straight into float (a third of the time of a
+    # blob, then a multiply)
+    return np.stack([cv2.addWeighted(c, float(g), c, 0.0, -float(m * g), dtype=cv2.CV_32F)
+                     for c, g, m in zip(cv2.split(img), gain, mean.ravel())])
 
 
 def shrink(img: np.ndarray, nw: int, nh: int) -> np.ndarray:
