@@ -107,3 +107,23 @@ def test_cli_reads_every_image_and_flags_the_missing_one(tmp_path, capsys):
     assert set(lines[0]) == {"image", "dice", "flagged", "reason"}
     written = sorted(p.name for p in (tmp_path / "out").iterdir())
     assert written == sorted(Path(g).stem + ".annotated.png" for g in good)
+
+
+def test_dice_too_small_in_the_view_are_flagged_and_a_table_region_fixes_it():
+    """A camera far too high: the cluster photo with a wide margin of plain table on every
+    side, so a die is about 7 working pixels. The reader used to see one die of five and
+    say nothing; now it says why it cannot be trusted, and with the table region set the
+    same frame reads right."""
+    entry = next(e for e in json.loads((FIXTURES / "rendered" / "manifest.json").read_text())
+                 if e.get("fixture_role") == "cluster")
+    photo = cv2.imread(str(FIXTURES / "rendered" / entry["image"]))
+    h, w = photo.shape[:2]
+    table = tuple(int(c) for c in np.median(photo.reshape(-1, 3), 0))
+    frame = cv2.copyMakeBorder(photo, int(0.7 * h), int(0.7 * h), int(0.7 * w), int(0.7 * w),
+                               cv2.BORDER_CONSTANT, value=table)
+    far = read_dice(frame, "chance")
+    assert far.flagged and "very small" in far.reason
+    x0, y0 = int(0.7 * w), int(0.7 * h)
+    near = read_dice(frame, "chance", roi=(x0, y0, x0 + w, y0 + h))
+    assert not near.flagged, near.reason
+    assert Counter(near.values) == Counter(b[4] for b in entry["boxes"])
