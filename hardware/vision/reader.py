@@ -25,7 +25,7 @@ DOUBT_DIE = 0.25
 MAX_DICE = 40
 # Dice smaller than this many pixels at the centre model's working size (the view or ROI
 # shrunk to WORK_SIDE on its long side) are often missed, silently when they touch: on
-# rendered scenes given wide margins of table, 5 of 20 reads with dice of 7-9 working
+# rendered scenes given wide margins of table, 5 of 20 reads with dice of 6-9 working
 # pixels were wrong and unflagged (none of the dataset's own scenes is that small).
 MIN_DIE_PX = 9.0
 PIP_BLANK = 0.5  # see pip_value
