@@ -40,3 +40,13 @@ def test_a_clear_face_is_read_with_confidence(bgr, value):
 def test_a_face_that_does_not_say_is_unsure(halves):
     _, confidence = red_or_blue(face(*halves), DIE)
     assert confidence < 0.5
+
+
+@pytest.mark.parametrize("bgr", [
+    (27, 25, 32),   # a near-black face: red only 5 grey levels above blue
+    (33, 27, 28),   # ... or blue 5 above red
+])
+def test_a_near_black_face_is_unsure_not_read_by_its_noise(bgr):
+    # by ratio alone these are clearly red / blue; the difference is a few grey levels of noise
+    _, confidence = red_or_blue(face(bgr), DIE)
+    assert confidence < 0.8

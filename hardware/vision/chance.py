@@ -5,6 +5,9 @@ size) votes: red when its red channel is clearly above its blue one, blue when t
 other way round, nothing when it is grey, white glare or black shadow. The value is the
 side with more votes; the confidence is how much of the middle voted for it, less what
 voted against, so a face washed out by glare or half hidden by a neighbour is unsure.
+A dark pixel's ratio is mostly noise (red 32 against blue 27 is "clearly" red by ratio),
+so a pixel's vote also needs red and blue DARK_FROM grey levels apart, whole from
+DARK_FULL: a near-black face or a dark blotch on the cloth is then unsure, not read.
 
 The camera's white balance is trusted (the Pi camera's is locked after warm-up). An
 earlier version divided by the table's colour as a light estimate; on the rendered
@@ -22,6 +25,7 @@ MIDDLE = 0.25  # half-width of the square looked at, in die sizes
 CLEAR = 0.03  # (red - blue) / (red + blue) from which a pixel starts to vote ...
 SURE = 0.13  # ... and at which its vote is whole
 SCALE = 2.0  # confidence = SCALE x (share of votes for - share against), at most 1
+DARK_FROM, DARK_FULL = 4.0, 14.0  # |red - blue| in grey levels from which a vote counts, and counts whole
 
 
 def red_or_blue(frame: np.ndarray, die: Candidate) -> tuple[str, float]:
@@ -34,7 +38,8 @@ def red_or_blue(frame: np.ndarray, die: Candidate) -> tuple[str, float]:
     blue, red = patch[:, 0], patch[:, 2]
     d = (red - blue) / (red + blue + 2.0)
     ramp = SURE - CLEAR
-    for_red = np.clip((d - CLEAR) / ramp, 0, 1).mean()
-    for_blue = np.clip((-d - CLEAR) / ramp, 0, 1).mean()
+    weight = np.clip((np.abs(red - blue) - DARK_FROM) / (DARK_FULL - DARK_FROM), 0, 1)
+    for_red = (np.clip((d - CLEAR) / ramp, 0, 1) * weight).mean()
+    for_blue = (np.clip((-d - CLEAR) / ramp, 0, 1) * weight).mean()
     margin = float(for_red - for_blue)
     return ("red" if margin > 0 else "blue"), min(1.0, abs(margin) * SCALE)
