@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from hardware.vision import SpikeProfile, read_dice, spike, teach_spike  # noqa: E402
 from hardware.vision.reader import find_dice  # noqa: E402
+from dataset import SETS, fixed  # noqa: E402  (scripts/vision is this script's own folder)
 
-DATASETS = ROOT.parent / "shared" / "datasets"
-ROOTS = {"spikeA": DATASETS / "rendered-dev", "rendered-pip": DATASETS / "rendered-dev",
-         "byler": DATASETS / "photos/byler-train", "matteop": DATASETS / "photos/matteop-train"}
+SET_OF = {"spikeA": "rendered", "rendered-pip": "rendered", "byler": "byler", "matteop": "matteop"}
+ROOTS = {name: SETS[s] for name, s in SET_OF.items()}
 KIND = {"spikeA": "spike-A", "rendered-pip": "pip", "byler": "pip", "matteop": "pip"}
 
 
@@ -111,7 +111,7 @@ def main() -> int:
     cv2.setNumThreads(1)
     for name in args.sets.split(","):
         root = ROOTS[name]
-        manifest = json.loads((root / "manifest.json").read_text())
+        manifest = fixed(SET_OF[name], json.loads((root / "manifest.json").read_text()))
         entries = [e for e in manifest if (e.get("kind") or "pip") == KIND[name]]
         if name == "spikeA":
             profile = SpikeProfile()
