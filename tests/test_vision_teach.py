@@ -122,7 +122,10 @@ def test_all_dice_of_a_frame_read_together_match_each_read_alone(tmp_path):
         assert alone[0] == face and alone[1] == pytest.approx(confidence, abs=1e-4)
 
 
-def test_a_face_that_was_never_taught_is_read_unsure(tmp_path):
+def test_a_profile_missing_a_face_never_gives_a_clean_read(tmp_path):
+    # A die showing a face that was never taught is read as the nearest taught face, and
+    # not always doubtfully (on spike-A about half such dice came out at >= 0.8), so a
+    # partial profile flags every read and says which face to teach.
     path = tmp_path / "spike.profile"
     for e in entries("enrol"):
         if int(e["dice"][0]) != 3:
@@ -132,12 +135,14 @@ def test_a_face_that_was_never_taught_is_read_unsure(tmp_path):
     profile = SpikeProfile.load(path)
     scene = entries("spike-read")[0]
     assert 3 in scene["dice"] and 3 not in profile.taught
-    reading = read_dice(cv2.imread(str(FIXTURES / scene["image"])), "spike", profile=profile)
-    three = next(b for b in scene["boxes"] if b[4] == 3)
-    die = next(d for d in reading.dice
-               if three[0] <= (d.box[0] + d.box[2]) / 2 <= three[2] and three[1] <= (d.box[1] + d.box[3]) / 2 <= three[3])
-    assert die.confidence < 0.8
+    frame = cv2.imread(str(FIXTURES / scene["image"]))
+    reading = read_dice(frame, "spike", profile=profile)
     assert reading.flagged
+    assert "not been taught face 3 " in reading.reason and "teach spike --face 3" in reading.reason
+    assert len(reading.dice) == len(scene["dice"])  # the dice are still found and shown
+    teach_all(tmp_path / "whole.profile")
+    whole = SpikeProfile.load(tmp_path / "whole.profile")
+    assert "not been taught" not in (read_dice(frame, "spike", profile=whole).reason or "")
 
 
 def test_the_profile_head_learns_the_taught_faces_from_varied_views_the_same_way_each_load(tmp_path):

@@ -13,8 +13,10 @@ off as the reader's are, blur, colour and brightness), and a small linear head (
 regression) learns this profile's faces from those vectors. Reading crops every die at
 two sizes (the found size is only roughly right), embeds all crops of a frame together,
 averages each die's two vectors, and gives the die the head's most probable face.
-Confidence is that probability times how close the nearest taught view is, so an
-unfamiliar face (one never taught) reads as unsure rather than as a confident guess.
+Confidence is that probability times how close the nearest taught view is, so a face
+unlike anything taught (a die from another set, a smudge) tends to read unsure. A face of
+the same set that was never taught is not reliably unsure (its glyphs look alike to the
+embedding), so the reader flags every read while the profile lacks a face.
 """
 
 from __future__ import annotations
