@@ -144,6 +144,7 @@ def main() -> int:
     summary = {}
     speed_total, speed_stages = [], defaultdict(list)
     speed_by_kind = defaultdict(list)
+    stages_by_kind: dict = defaultdict(lambda: defaultdict(list))
     kinds = args.kinds.split(",")
     for set_name in args.sets.split(","):
         root = SETS[set_name]
@@ -177,6 +178,7 @@ def main() -> int:
                 speed_by_kind[MODE[kind]].append(speed_total[-1])
                 for k, v in stages.items():
                     speed_stages[k].append(v)
+                    stages_by_kind[MODE[kind]][k].append(v)
         summary.update(groups)
     print(f"split: {args.split}")
     print(f"{'set/kind':<28}{'images':>7}{'right':>8}{'silent':>8}{'flagged':>8}{'fl+right':>9}{'recall':>8}{'precis':>8}{'val|match':>10}")
@@ -193,6 +195,8 @@ def main() -> int:
                                                          for k, v in speed_by_kind.items()))
         print(f"  machine load average (1 min) at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
         print("  per stage (median ms): " + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in speed_stages.items()))
+        for mode, by_stage in stages_by_kind.items():
+            print(f"    {mode}: " + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in by_stage.items()))
     return 0
 
 
