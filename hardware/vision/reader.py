@@ -147,8 +147,9 @@ def _doubt(kept, values, confidences, doubtful, min_confidence, work_scale, unta
         # and on spike-A that was sure (>= 0.8) for about half of such dice: the glyphs of
         # one set look alike to the embedding. So a partial profile never gives a clean read.
         faces = ("face " if len(untaught) == 1 else "faces ") + ", ".join(map(str, untaught))
-        return (f"the spike profile has not been taught {faces} yet, so a die showing it "
-                f"would be misread: teach it (companion teach spike --face {untaught[0]})")
+        return (f"the spike profile has not been taught {faces} yet, so a die showing "
+                f"{'it' if len(untaught) == 1 else 'one'} would be misread: "
+                f"teach {'it' if len(untaught) == 1 else 'them'} (companion teach spike --face {untaught[0]})")
     if len(kept) > MAX_DICE:
         return f"{len(kept)} dice is more than a table uses: something else looks like dice"
     if np.median([c.size for c in kept]) * work_scale < MIN_DIE_PX:
