@@ -47,13 +47,15 @@ FORMAT = "companion-spike-profile/3"
 # confidence is scaled down from NEAR_SURE to nothing at NEAR_FLOOR.
 NEAR_FLOOR, NEAR_SURE = 0.6, 0.85
 # The per-profile head (see SpikeProfile._head) is trained on views of the taught crops,
-# which are easier than a die on the table, so its probabilities come out timid: with the
-# 27000-step embedding, right dice had a median of 0.87-0.89 on pip dice taught as spike
-# dice (rendered pips, matteop). Its logits are sharpened by HEAD_SHARPEN, chosen on those
-# pip sets and byler, never on spike-A: 1.25 took matteop scenes right 75 -> 90% (silent
-# 0.3% both) and let 8 of 1447 byler dice through wrong at >= 0.8 (3 at 1.0); 1.5 let 20
-# (1.4%) through, 2.0 35.
-HEAD_SHARPEN = 1.25
+# which are easier than a die on the table, so its probabilities come out timid. Its
+# logits are sharpened by HEAD_SHARPEN, chosen on pip dice taught as spike dice (rendered
+# pips, matteop, byler), never on spike-A: the sharpest of 1.25 / 1.5 / 1.75 / 2.0 that
+# keeps byler dice read wrong at >= 0.8 under 0.7% with no silent scene. With the
+# 81000-step embedding: 1.25 -> 1.5 took matteop scenes right 91.5 -> 94.6% (silent 0%),
+# rendered 79.2 -> 79.2%, and let 10 of 1450 byler dice through wrong at >= 0.8 (6 at
+# 1.25); 1.75 let 21 (1.4%), 2.0 27 and a silent byler scene. (With the 27000-step
+# embedding the same rule gave 1.25: 8 of 1447 at 1.25, 20 at 1.5.)
+HEAD_SHARPEN = 1.5
 VARIATIONS = 32  # extra views of each taught crop
 HEAD_STEPS, HEAD_RATE, HEAD_L2 = 300, 0.5, 1e-3
 
