@@ -12,7 +12,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts" / "vision"))
 import dataset  # noqa: E402
 
-FIX = json.loads(dataset.FIXES.read_text())[0]
+FIXES = json.loads(dataset.FIXES.read_text())
+FIX = next(f for f in FIXES if f["label"] is not None)
+ADD = next(f for f in FIXES if f["label"] is None)
 
 
 def manifest(label):
@@ -35,5 +37,22 @@ def test_a_fix_whose_label_has_changed_is_refused():
 
 
 def test_every_fix_says_what_the_die_shows_and_changes_it():
-    for fix in json.loads(dataset.FIXES.read_text()):
+    for fix in FIXES:
         assert fix["seen"] and fix["shows"] != fix["label"] and len(fix["box"]) == 4
+
+
+def test_a_die_the_manifest_left_out_is_added_to_its_photo_only():
+    other = [10.0, 10.0, 40.0, 40.0, 3]
+    entries = [{"image": ADD["image"], "dice": [3], "boxes": [other]},
+               {"image": "images/another.jpg", "dice": [3], "boxes": [other]}]
+    out = dataset.fixed(ADD["set"], entries)
+    assert out[0]["boxes"] == [other, ADD["box"] + [ADD["shows"]]] and out[0]["dice"] == [3, ADD["shows"]]
+    assert out[1]["dice"] == [3]
+    assert entries[0]["boxes"] == [other]  # the manifest given is not changed
+
+
+def test_adding_a_die_where_the_manifest_now_has_one_is_refused():
+    x1, y1, x2, y2 = ADD["box"]
+    there = [x1 + 2, y1 + 2, x2 - 2, y2 - 2, ADD["shows"]]
+    with pytest.raises(ValueError, match="now has one there"):
+        dataset.fixed(ADD["set"], [{"image": ADD["image"], "dice": [ADD["shows"]], "boxes": [there]}])

@@ -6,8 +6,9 @@ An image is held out when crc32 of its file name is divisible by 5 (about 20% of
 set); held-out images never reach training, and benchmarks/vision.py --split heldout
 reports on exactly these.
 
-label_fixes.json lists the few labelled dice whose label is not what the die shows
-(each checked by eye, with what was seen); fixed() applies them to a manifest.
+label_fixes.json lists the few labelled dice whose label is not what the die shows, and
+the few dice in plain view that have no label at all ("label": null; the box is added),
+each checked by eye, with what was seen; fixed() applies them to a manifest.
 """
 
 from __future__ import annotations
@@ -29,18 +30,29 @@ FIXES = Path(__file__).with_name("label_fixes.json")
 
 
 def fixed(set_name: str, entries: list[dict]) -> list[dict]:
-    """The manifest entries with the dice of label_fixes.json relabelled as they show."""
-    fixes = {(f["image"], tuple(f["box"])): f for f in json.loads(FIXES.read_text()) if f["set"] == set_name}
+    """The manifest entries with label_fixes.json applied: dice relabelled as they show, and
+    unlabelled dice added. A fix that no longer matches its manifest is refused."""
+    fixes = [f for f in json.loads(FIXES.read_text()) if f["set"] == set_name]
+    relabel = {(f["image"], tuple(f["box"])): f for f in fixes if f["label"] is not None}
+    missing: dict[str, list[dict]] = {}
+    for f in fixes:
+        if f["label"] is None:
+            missing.setdefault(f["image"], []).append(f)
     out = []
     for e in entries:
         boxes = [list(b) for b in e.get("boxes") or []]
         for b in boxes:
-            f = fixes.get((e["image"], tuple(b[:4])))
+            f = relabel.get((e["image"], tuple(b[:4])))
             if f is not None:
                 if b[4] != f["label"]:
                     raise ValueError(f"label fix for {e['image']} {b[:4]} expects label {f['label']}, found {b[4]}")
                 b[4] = f["shows"]
-        out.append({**e, "boxes": boxes, "dice": [b[4] for b in boxes]} if e.get("boxes") else e)
+        for f in missing.get(e["image"], ()):
+            x1, y1, x2, y2 = f["box"]
+            if any(x1 <= (b[0] + b[2]) / 2 <= x2 and y1 <= (b[1] + b[3]) / 2 <= y2 for b in boxes):
+                raise ValueError(f"label fix adds a die at {e['image']} {f['box']}, but the manifest now has one there")
+            boxes.append([x1, y1, x2, y2, f["shows"]])
+        out.append({**e, "boxes": boxes, "dice": [b[4] for b in boxes]} if boxes else e)
     return out
 
 
