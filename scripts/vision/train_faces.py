@@ -22,13 +22,13 @@ among matched dice): previous model (width 1, 60 epochs, uniform image picking, 
 inverted, no procedural crops) 38.7% / 0% / 92.5%; these settings at 50 epochs 45.2% /
 0% / 93.9%; at 70 epochs 54.8% / 3.2% (one photo: a smoky die read 5 for 4 at 0.83) /
 94.3%, but its faces stage (1.4 ms a die) took the whole read to 22.1 ms median at
-1280x960 over all images, past the 20 ms bar; width 1.0 at 70 epochs (shipped, 0.8 ms a
+1280x960 over all images, past the 20 ms bar; width 1.0 at 70 epochs (shipped then, 0.8 ms a
 die) 48.4% / 0% / 93.4%, whole read 14.4 ms held out, 18.6 ms all images. matteop and the
 rendered sets did not change much. A run with 40% procedural crops at width 1 and 60
 epochs was worse on byler (values 90.4%).
 
 Measured 2026-11-23 (centre model of 280 epochs in place, byler label fixes applied):
-140 epochs, one thread (shipped) against 70 epochs, two threads, held out: byler right
+140 epochs, one thread (shipped then) against 70 epochs, two threads, held out: byler right
 48.4 -> 51.6%, silent 0 -> 0%, values among matched dice 92.1 -> 95.2%; byler from a
 camera placed higher (--shift small) 38.7 -> 54.8%; matteop 95.8 -> 95.8%. All images:
 byler 61.5 -> 73.5% right (silent 1.0 -> 1.0%), rendered pips 65.0 -> 72.5%, matteop
