@@ -40,7 +40,6 @@ def run(args: argparse.Namespace) -> int:
         return 1
     faces = ", ".join(str(f) for f in profile.taught)
     print(f"taught face {args.face} from {added} dice in {len(frames)} pictures; {args.profile} knows faces {faces}")
-    missing = sorted(set(range(1, 7)) - set(profile.taught))
-    if missing:
-        print(f"still to teach: {', '.join(map(str, missing))} (spike reads are flagged until all six are taught)")
+    if profile.untaught:
+        print(f"still to teach: {', '.join(map(str, profile.untaught))} (spike reads are flagged until all six are taught)")
     return 0

@@ -95,7 +95,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     order = sorted(range(len(kept)), key=lambda i: (kept[i].cx, kept[i].cy))
     readings = tuple(DieReading(values[i], kept[i].box(frame.shape), confidences[i]) for i in order)
     h, w = frame.shape[:2] if roi is None else (roi[3] - roi[1], roi[2] - roi[0])
-    untaught = tuple(v for v in range(1, 7) if v not in profile.taught) if dice == "spike" else ()
+    untaught = profile.untaught if dice == "spike" else ()
     reason = _doubt(kept, values, confidences, doubtful, min_confidence, WORK_SIDE / max(h, w), untaught)
     if timings is not None:
         timings["value"] = timings.get("value", 0.0) + (t1 - t0) * 1000
@@ -146,10 +146,12 @@ def _doubt(kept, values, confidences, doubtful, min_confidence, work_scale, unta
         # A die showing a face the profile never saw is read as the nearest taught face,
         # and on spike-A that was sure (>= 0.8) for about half of such dice: the glyphs of
         # one set look alike to the embedding. So a partial profile never gives a clean read.
-        faces = ("face " if len(untaught) == 1 else "faces ") + ", ".join(map(str, untaught))
-        return (f"the spike profile has not been taught {faces} yet, so a die showing "
-                f"{'it' if len(untaught) == 1 else 'one'} would be misread: "
-                f"teach {'it' if len(untaught) == 1 else 'them'} (companion teach spike --face {untaught[0]})")
+        listed = ", ".join(map(str, untaught))
+        if len(untaught) == 1:
+            return (f"the spike profile has not been taught face {listed} yet, so a die showing it "
+                    f"would be misread: teach it (companion teach spike --face {listed})")
+        return (f"the spike profile has not been taught faces {listed} yet, so a die showing one "
+                f"would be misread: teach them (companion teach spike --face {untaught[0]})")
     if len(kept) > MAX_DICE:
         return f"{len(kept)} dice is more than a table uses: something else looks like dice"
     if np.median([c.size for c in kept]) * work_scale < MIN_DIE_PX:

@@ -41,6 +41,7 @@ READ_SCALES = (0.75, 1.05)  # of the die size: a read averages these two crops' 
 MODEL = "face_embed.onnx"
 CHUNK = 6  # crops per forward (see embed)
 FORMAT = "companion-spike-profile/3"
+FACES = range(1, 7)  # the values a spike die's faces stand for
 # A face that was never taught still gets a most probable face, but its nearest taught
 # view is less similar (for the embedding alone, half of them under cosine 0.75 while 95%
 # of right readings are over 0.83; procedural episodes and pips, never spike-A), so the
@@ -97,6 +98,11 @@ class SpikeProfile:
     def taught(self) -> tuple[int, ...]:
         return tuple(sorted(v for v, t in self.faces.items() if t))
 
+    @property
+    def untaught(self) -> tuple[int, ...]:
+        """The faces 1..6 still to teach; a read with any of them is flagged."""
+        return tuple(v for v in FACES if v not in self.taught)
+
     @cached_property
     def _bank(self) -> tuple[np.ndarray, np.ndarray]:
         """(embeddings, face of each): every taught crop in its quarter turns and variations."""
@@ -124,7 +130,7 @@ class SpikeProfile:
         return w, b
 
     def with_examples(self, face: int, examples: Iterable[np.ndarray]) -> "SpikeProfile":
-        if face not in range(1, 7):
+        if face not in FACES:
             raise SpikeProfileError(f"a spike face is 1..6, not {face}")
         faces = dict(self.faces)
         faces[face] = tuple(faces.get(face, ())) + tuple(np.asarray(e, np.uint8) for e in examples)
