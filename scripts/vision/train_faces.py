@@ -210,10 +210,11 @@ def main():
     ap.add_argument("--by-image", dest="by_die", action="store_false",
                     help="pick training images uniformly (default: in proportion to their dice)")
     ap.add_argument("--side", type=int, default=FACE_SIDE, help="crop side in pixels (must match faces.FACE_SIDE)")
+    ap.add_argument("--seed", type=int, default=11, help="seed of the weights and of the crops drawn")
     args = ap.parse_args()
     set_side(args.side)
-    torch.manual_seed(11)
-    rng = random.Random(11)
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
     torch.set_num_threads(args.threads)
     train = load_items(False)
     held = load_items(True)
