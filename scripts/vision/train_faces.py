@@ -3,7 +3,7 @@
 Reproduce: python scripts/vision/train_faces.py --out hardware/vision/models/die_faces.onnx
 Needs torch (CPU) + numpy + opencv; uses the non-held-out images of the three sets
 (see dataset.py) plus procedural crops (synth_faces.py). Seeds are fixed. The shipped
-model came from the defaults (280 epochs, width 1.0, one thread): about an hour.
+model came from the defaults (280 epochs, width 1.0, one thread, seed 12): about an hour.
 
 A crop is taken square around a die centre with side CROP_FACTOR x the die size,
 rotated at random, resized to FACE_SIDE. Class 0 = background (no die centred),
@@ -45,6 +45,24 @@ of 1125 (byler's one silent photo is now in the plain row: the same smoky die, a
 bottom 3's middle pip shows through, read 5 at 0.88); all images, plain, turned, small
 and blurred rows of pips and chance, 11 -> 13 of 2280. The held-out crop accuracy
 printed during training did not move (0.979 -> 0.978).
+
+Measured 2026-11-23, the same 280 epochs with seed 12 (shipped now) against seed 11 (the
+label fixes then in force, so the added byler die is now trained on; the fourth relabel
+came after). Held out: byler right 67.7 -> 71.0%, silent 3.2 -> 0% (the smoky 4 is now
+flagged), values among matched dice 96.9 -> 97.4%; matteop 95.8 -> 95.8%; over the plain
+row and all eight shifts, silent 9 -> 7 and right 915 -> 923 of 1125; held-out crop
+accuracy 0.978 -> 0.983. All images (mostly training photos): byler right 83.5 -> 83.5%,
+rendered pips 80.0 -> 82.5%, chance 86.7 -> 88.3%, spike-A 31.7 -> 33.3%, but silent reads
+over the plain row and eight shifts 28 -> 43 of 6030, byler 15 -> 28: two smoky dice with
+red pips read 6 for 3 at 0.91 (training photos 111352 and 095359), which seed 11 left
+unsure. Byler dice read under 0.80: 44 -> 33 of 1488; read wrong at >= 0.80: 4 -> 5.
+So a second seed moves held-out byler by one photo in 31 either way: treat differences
+of that size between models as noise. Averaging both models' probabilities (an ensemble,
+twice the faces stage) held out: byler right 67.7%, silent 0%, flagged 32.3%; silent
+over plain and shifts 6 of 1125 but right 916: not kept. Seed 11 at 420 epochs (not kept)
+fits the training photos better (all images: byler 84.5%, matteop 98.1%, rendered pips
+85.0%; silent over plain and shifts 32 of 6030) but held out byler falls to 61.3% right
+with the smoky 4 silent again (3.2%), and right over plain and shifts 905 of 1125.
 """
 
 from __future__ import annotations
@@ -210,7 +228,7 @@ def main():
     ap.add_argument("--by-image", dest="by_die", action="store_false",
                     help="pick training images uniformly (default: in proportion to their dice)")
     ap.add_argument("--side", type=int, default=FACE_SIDE, help="crop side in pixels (must match faces.FACE_SIDE)")
-    ap.add_argument("--seed", type=int, default=11, help="seed of the weights and of the crops drawn")
+    ap.add_argument("--seed", type=int, default=12, help="seed of the weights and of the crops drawn")
     args = ap.parse_args()
     set_side(args.side)
     torch.manual_seed(args.seed)
