@@ -62,7 +62,8 @@ twice the faces stage) held out: byler right 67.7%, silent 0%, flagged 32.3%; si
 over plain and shifts 6 of 1125 but right 916: not kept. Seed 11 at 420 epochs (not kept)
 fits the training photos better (all images: byler 84.5%, matteop 98.1%, rendered pips
 85.0%; silent over plain and shifts 32 of 6030) but held out byler falls to 61.3% right
-with the smoky 4 silent again (3.2%), and right over plain and shifts 905 of 1125.
+with one silent photo (3.2%: a 1 read as 3 in 100127), and right over plain and shifts
+905 of 1125.
 """
 
 from __future__ import annotations
