@@ -15,11 +15,11 @@ import dataset  # noqa: E402
 FIXES = json.loads(dataset.FIXES.read_text())
 FIX = next(f for f in FIXES if f["label"] is not None)
 ADD = next(f for f in FIXES if f["label"] is None)
+OTHER = [10.0, 10.0, 40.0, 40.0, 3]  # a labelled die elsewhere in the photo
 
 
 def manifest(label):
-    other = [10.0, 10.0, 40.0, 40.0, 3]
-    return [{"image": FIX["image"], "dice": [3, label], "boxes": [other, FIX["box"] + [label]]},
+    return [{"image": FIX["image"], "dice": [3, label], "boxes": [list(OTHER), FIX["box"] + [label]]},
             {"image": "images/another.jpg", "dice": [label], "boxes": [FIX["box"] + [label]]}]
 
 
@@ -42,13 +42,12 @@ def test_every_fix_says_what_the_die_shows_and_changes_it():
 
 
 def test_a_die_the_manifest_left_out_is_added_to_its_photo_only():
-    other = [10.0, 10.0, 40.0, 40.0, 3]
-    entries = [{"image": ADD["image"], "dice": [3], "boxes": [other]},
-               {"image": "images/another.jpg", "dice": [3], "boxes": [other]}]
+    entries = [{"image": ADD["image"], "dice": [3], "boxes": [list(OTHER)]},
+               {"image": "images/another.jpg", "dice": [3], "boxes": [list(OTHER)]}]
     out = dataset.fixed(ADD["set"], entries)
-    assert out[0]["boxes"] == [other, ADD["box"] + [ADD["shows"]]] and out[0]["dice"] == [3, ADD["shows"]]
+    assert out[0]["boxes"] == [OTHER, ADD["box"] + [ADD["shows"]]] and out[0]["dice"] == [3, ADD["shows"]]
     assert out[1]["dice"] == [3]
-    assert entries[0]["boxes"] == [other]  # the manifest given is not changed
+    assert entries[0]["boxes"] == [OTHER]  # the manifest given is not changed
 
 
 def test_adding_a_die_where_the_manifest_now_has_one_is_refused():

@@ -40,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     faces = ", ".join(str(f) for f in profile.taught)
     print(f"taught face {args.face} from {added} dice in {len(frames)} pictures; {args.profile} knows faces {faces}")
-    if profile.untaught:
-        print(f"still to teach: {', '.join(map(str, profile.untaught))} (spike reads are flagged until all six are taught)")
+    untaught = profile.untaught
+    if untaught:
+        print(f"still to teach: {', '.join(map(str, untaught))} (spike reads are flagged until all six are taught)")
     return 0

@@ -101,7 +101,8 @@ class SpikeProfile:
     @property
     def untaught(self) -> tuple[int, ...]:
         """The faces 1..6 still to teach; a read with any of them is flagged."""
-        return tuple(v for v in FACES if v not in self.taught)
+        taught = self.taught
+        return tuple(v for v in FACES if v not in taught)
 
     @cached_property
     def _bank(self) -> tuple[np.ndarray, np.ndarray]:
