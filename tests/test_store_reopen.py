@@ -3,6 +3,7 @@ is the game the table had (same record, same slate) as if it had never stopped."
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 
 from hypothesis import HealthCheck, given, settings
@@ -80,3 +81,4 @@ def test_a_game_survives_any_restarts_exactly(actions):
             assert table.snapshot()["slate"] == mirror.snapshot()["slate"]
     finally:
         store.close()
+        shutil.rmtree(folder, ignore_errors=True)
