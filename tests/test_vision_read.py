@@ -76,8 +76,13 @@ def test_an_empty_table_is_flagged_not_read_as_no_dice():
 
 
 def test_a_non_picture_is_an_unreadable_frame():
-    with pytest.raises(UnreadableFrame):
+    with pytest.raises(UnreadableFrame, match="colour picture"):
         read_dice(np.zeros((10, 10), np.uint8))
+
+
+def test_a_picture_too_small_to_show_a_die_says_so():
+    with pytest.raises(UnreadableFrame, match="12x10 pixels: too small"):
+        read_dice(np.zeros((10, 12, 3), np.uint8))
 
 
 def test_reading_json_has_exactly_the_agreed_shape():

@@ -31,10 +31,17 @@ MIN_DIE_PX = 9.0
 PIP_BLANK = 0.5  # see pip_value
 
 
+MIN_FRAME_SIDE = 16  # pixels; a smaller picture cannot show a die
+
+
 def check_frame(frame: object) -> np.ndarray:
-    if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3 or min(frame.shape[:2]) < 16:
+    if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
         shape = getattr(frame, "shape", None)
         raise UnreadableFrame(f"expected a colour picture (height x width x 3), got {shape or type(frame).__name__}")
+    if min(frame.shape[:2]) < MIN_FRAME_SIDE:
+        h, w = frame.shape[:2]
+        raise UnreadableFrame(f"the picture is {w}x{h} pixels: too small to show a die "
+                              f"(at least {MIN_FRAME_SIDE} pixels each way)")
     if frame.dtype != np.uint8:
         frame = np.clip(frame, 0, 255).astype(np.uint8)
     return frame
