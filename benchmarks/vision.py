@@ -7,7 +7,9 @@
 Per set (rendered split by kind): images read exactly right and unflagged, silent errors
 (unflagged but wrong), flagged, and die-level recall/precision by centre matching. An
 image is right when its count and multiset of values match the labels and it is not
-flagged. Speed: frames resized to 1280x960, read on one core (cv2.setNumThreads(1)),
+flagged. "silent=n" is the share of silent errors with the right number of dice: in play
+the game knows how many dice it waits for and holds a reading with another number for
+the host, so these are the silent errors a game would score. Speed: frames resized to 1280x960, read on one core (cv2.setNumThreads(1)),
 median whole read and median per stage.
 The held-out split is the one the models never trained on (scripts/vision/dataset.py).
 Labels are the manifests' with the few dice of scripts/vision/label_fixes.json relabelled
@@ -112,6 +114,7 @@ def score(g: Counter, reading, boxes) -> dict:
     g["images"] += 1
     g["right"] += exact and not reading.flagged
     g["silent"] += (not exact) and not reading.flagged
+    g["silent_same_count"] += (not exact) and not reading.flagged and len(pred) == len(truth)
     g["flagged"] += reading.flagged
     g["flagged_but_right"] += exact and reading.flagged
     g["labelled"] += len(truth)
@@ -181,13 +184,14 @@ def main() -> int:
                     stages_by_kind[MODE[kind]][k].append(v)
         summary.update(groups)
     print(f"split: {args.split}")
-    print(f"{'set/kind':<28}{'images':>7}{'right':>8}{'silent':>8}{'flagged':>8}{'fl+right':>9}{'recall':>8}{'precis':>8}{'val|match':>10}")
+    print(f"{'set/kind':<28}{'images':>7}{'right':>8}{'silent':>8}{'flagged':>8}{'fl+right':>9}{'recall':>8}{'precis':>8}"
+          f"{'val|match':>10}{'silent=n':>9}")
     for name, g in summary.items():
         n = g["images"]
         pct = lambda k: f"{100 * g[k] / n:7.1f}%"  # noqa: E731
         print(f"{name:<28}{n:>7}{pct('right')}{pct('silent')}{pct('flagged')}{100 * g['flagged_but_right'] / n:8.1f}%"
               f"{100 * g['matched'] / max(1, g['labelled']):7.1f}%{100 * g['matched'] / max(1, g['detected']):7.1f}%"
-              f"{100 * g['value_ok'] / max(1, g['matched']):9.1f}%")
+              f"{100 * g['value_ok'] / max(1, g['matched']):9.1f}%{pct('silent_same_count')}")
     if speed_total:
         print(f"speed at 1280x960, one core, {len(speed_total)} frames: median {statistics.median(speed_total):.1f} ms, "
               f"p90 {np.percentile(speed_total, 90):.1f} ms")
