@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import socket
+import sqlite3
 import threading
 import time
 import urllib.request
@@ -297,7 +298,7 @@ def test_stop_closes_the_port_and_the_database(rig):
     rig.stop()
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
-    with pytest.raises(Exception):
+    with pytest.raises(sqlite3.ProgrammingError, match="closed database"):
         rig.store.list_games()
 
 

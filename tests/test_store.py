@@ -88,8 +88,8 @@ def test_an_event_out_of_order_is_refused_and_nothing_is_stored(tmp_path):
         store.append(game_id, 0, ChipCall(0, "green"))
         with pytest.raises(ValueError, match="out of order"):
             store.append(game_id, 2, ChipCall(1, "green"))
-        with pytest.raises(Exception):
-            store.append(game_id, 0, ChipCall(1, "green"))
+        with pytest.raises(ValueError, match="out of order"):
+            store.append(game_id, 0, ChipCall(1, "green"))  # an index already taken
         assert store.load(game_id).events == (ChipCall(0, "green"),)
 
 

@@ -7,8 +7,6 @@ import io
 import json
 import re
 
-import pytest
-
 from companion.rules import ChipCall, Declaration, GameRecord
 from web_app import login, make_app, play_out
 

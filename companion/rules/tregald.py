@@ -148,7 +148,7 @@ class TregaldGame(Game):
         verdict = f"{'True' if true else 'False'}: {claim} were declared, {count_words(rolled, face)} rolled"
         reveal = RevealView(dice=values, verdict=verdict, lines=tuple(lines), awards=tuple(awards))
         tallies = [list(t) for t in state.tallies]
-        for s, chip in state.calls:
+        for s, _chip in state.calls:
             tallies[s][0] += 1
             tallies[s][1] += s in right
         tallies[tregald][2] += not true

@@ -93,7 +93,7 @@ if __name__ == "__main__":
     tiles = []
     for _ in range(8):
         img, dice = scene(r)
-        for x, y, s in dice:
+        for x, y, _size in dice:
             cv2.circle(img, (int(x), int(y)), 2, (0, 0, 255), -1)
         tiles.append(img)
     print(f"{(time.time() - t0) / 8 * 1000:.0f} ms a scene")
