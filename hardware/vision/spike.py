@@ -81,9 +81,10 @@ def _plan(shape: tuple[int, ...]) -> None:
 def embed(pictures: Sequence[np.ndarray]) -> np.ndarray:
     """(N, DIM) unit vectors, in forwards of at most CHUNK pictures.
 
-    cv2.dnn (5.0, one thread) takes about 0.3 ms a crop in batches of up to 6 but twice
-    that from 7 on, and re-plans (a few ms) whenever a batch is larger than any before; so
-    the batches are cut at CHUNK, and the first call plans for a full CHUNK."""
+    cv2.dnn spends a few ms the first time it meets a batch of a new size, so batches are
+    cut at CHUNK (at most six sizes ever) and the first call runs a full CHUNK. (OpenCV 5's
+    new engine was also twice as slow per crop from 7 on; the engine networks.py uses
+    takes about 0.16 ms a crop whatever the batch.)"""
     if not len(pictures):
         return np.zeros((0, 0), np.float32)
     blob = np.stack([standardise_crop(p) for p in pictures])
