@@ -9,8 +9,8 @@ Per set (rendered split by kind): images read exactly right and unflagged, silen
 image is right when its count and multiset of values match the labels and it is not
 flagged. "silent=n" is the share of silent errors with the right number of dice: in play
 the game knows how many dice it waits for and holds a reading with another number for
-the host, so these are the silent errors a game would score. Speed: frames resized to 1280x960, read on one core (cv2.setNumThreads(1)),
-median whole read and median per stage.
+the host, so these are the silent errors a game would score. Speed: frames resized to
+1280x960, read on one core (cv2.setNumThreads(1)), median whole read and median per stage.
 The held-out split is the one the models never trained on (scripts/vision/dataset.py).
 Labels are the manifests' with the few dice of scripts/vision/label_fixes.json relabelled
 as they show (each checked by eye); --raw-labels scores against the manifests as published.

@@ -29,8 +29,6 @@ MAX_DICE = 40
 # pixels were wrong and unflagged (none of the dataset's own scenes is that small).
 MIN_DIE_PX = 9.0
 PIP_BLANK = 0.5  # see pip_value
-
-
 MIN_FRAME_SIDE = 16  # pixels; a smaller picture cannot show a die
 
 
