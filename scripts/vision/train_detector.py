@@ -12,6 +12,11 @@ pips 62.5 -> 65.0%, spike-A 20.0 -> 23.3%, matteop 96.5 -> 97.1%, byler 61.5 -> 
 silent reads over the plain and shifted rows (2840 reads) 15 -> 11: matteop 6 -> 0,
 rendered pips 3 -> 0, but byler 3 -> 7 (marbled dice with red pips read just over 0.80).
 
+Measured 2026-11-23 (fifth session): the defaults again on the current labels (the byler
+die added by label_fixes.json now trained on), shipped with a face model trained after it;
+see train_faces.py for the pair's figures. With the previous face model it alone took
+held-out right (plain + 8 shifts) 920 -> 939 of 1125, silent 7 -> 8.
+
 Measured 2026-11-21 (benchmarks/vision.py): 140 epochs against the earlier 70 (same net,
 same data), all images / held out: rendered pip silent errors 5.0 -> 0% / 33.3 -> 0%
 (flagged instead), chance right 83.3 -> 85.0% (silent 1.7 -> 0%) / 76.9 -> 84.6%, die recall

@@ -64,6 +64,14 @@ fits the training photos better (all images: byler 84.5%, matteop 98.1%, rendere
 85.0%; silent over plain and shifts 32 of 6030) but held out byler falls to 61.3% right
 with one silent photo (3.2%: a 1 read as 3 in 100127), and right over plain and shifts
 905 of 1125.
+
+Measured 2026-11-23 (fifth session), the defaults again (seed 12) on the current labels
+(the fourth relabel now trained on), after the centre model was retrained the same way;
+with benchmarks/vision.py over the plain row and eight shifts, against the two models
+before: held out right 920 -> 933 of 1125, silent 7 -> 7 (with the right number of dice:
+1 -> 1); all images right 4959 -> 5012 of 6030, silent 40 -> 36 (right count 20 -> 8).
+Held-out crop accuracy 0.983 -> 0.978. Not kept: width 1.25 on the previous centre model
+(held-out crop accuracy 0.986; held out 928 right, 7 silent, 2 with the right count).
 """
 
 from __future__ import annotations
