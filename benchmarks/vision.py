@@ -113,8 +113,9 @@ def score(g: Counter, reading, boxes) -> dict:
     pairs = match_dice(pred, boxes)
     g["images"] += 1
     g["right"] += exact and not reading.flagged
-    g["silent"] += (not exact) and not reading.flagged
-    g["silent_same_count"] += (not exact) and not reading.flagged and len(pred) == len(truth)
+    silent = not exact and not reading.flagged
+    g["silent"] += silent
+    g["silent_same_count"] += silent and len(pred) == len(truth)
     g["flagged"] += reading.flagged
     g["flagged_but_right"] += exact and reading.flagged
     g["labelled"] += len(truth)
