@@ -346,9 +346,10 @@ class VisionReader:
 
         empty = None
         if vision_config is not None and vision_config.empty_table:
-            empty = cv2.imread(str(vision_config.empty_table), cv2.IMREAD_COLOR)
-            if empty is None:
-                log.warning("cannot read the empty-table picture %s; going without it", vision_config.empty_table)
+            try:
+                empty = vision.load_picture(vision_config.empty_table)
+            except vision.UnreadableFrame as exc:
+                log.warning("the empty-table picture: %s; going without it", exc)
 
         def make() -> ReadySignal:
             if vision_config is None:

@@ -26,6 +26,8 @@ import numpy as np
 from hardware.camera_config import CameraConfig
 from hardware.faults import CameraUnavailable, RecordingEnded
 from hardware.pi_camera import PiCamera
+from hardware.vision.pictures import load_picture
+from hardware.vision.reading import UnreadableFrame
 
 log = logging.getLogger(__name__)
 
@@ -175,10 +177,10 @@ class RecordedFrames:
             self._position = 0
         image_path = self._images[self._position]
         self._position += 1
-        frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-        if frame is None:
-            raise CameraUnavailable(f"cannot read the picture {image_path}")
-        return frame
+        try:
+            return load_picture(image_path)
+        except UnreadableFrame as exc:
+            raise CameraUnavailable(str(exc)) from None
 
     def _next_video_frame(self) -> np.ndarray:
         ok, frame = self._video.read()

@@ -55,18 +55,18 @@ def write_vision_section(path: Path, values: dict) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-
-    from hardware.vision import VisionConfig
+    from hardware.vision import UnreadableFrame, VisionConfig
     from hardware.vision.config import VisionConfigError, parse_roi
+    from hardware.vision.pictures import load_picture
 
     values: dict = {}
     try:
         frame = None
         if args.empty_table:
-            frame = cv2.imread(args.empty_table) if Path(args.empty_table).is_file() else None
-            if frame is None:
-                raise VisionConfigError(f"cannot read the empty-table photo {args.empty_table}")
+            try:
+                frame = load_picture(args.empty_table)
+            except UnreadableFrame as exc:
+                raise VisionConfigError(f"the empty-table photo: {exc}") from None
             values["empty_table"] = str(Path(args.empty_table).resolve())
         if args.roi:
             roi = parse_roi(args.roi)

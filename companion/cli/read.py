@@ -42,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
 
     from hardware.vision import SpikeProfile, UnreadableFrame, annotate, read_dice
     from hardware.vision.config import VisionConfigError
+    from hardware.vision.pictures import load_picture
     from hardware.vision.reading import Reading
     from hardware.vision.spike import SpikeProfileError
 
@@ -62,11 +63,9 @@ def run(args: argparse.Namespace) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
     failures = 0
     for path in args.images:
-        frame = cv2.imread(path) if Path(path).is_file() else None
+        frame = None
         try:
-            if frame is None:
-                why = "no such file" if not Path(path).exists() else "not a picture this reader can open"
-                raise UnreadableFrame(f"cannot read {path}: {why}")
+            frame = load_picture(path)
             reading = read_dice(frame, dice, profile=profile, roi=roi, min_confidence=config.min_confidence)
         except UnreadableFrame as exc:
             failures += 1

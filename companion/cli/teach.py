@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -20,19 +19,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import cv2
-
     from hardware.vision import SpikeProfile, UnreadableFrame, teach_spike
+    from hardware.vision.pictures import load_picture
     from hardware.vision.spike import SpikeProfileError
 
     try:
         profile = SpikeProfile.load_or_empty(args.profile)
-        frames = []
-        for path in args.images:
-            frame = cv2.imread(path) if Path(path).is_file() else None
-            if frame is None:
-                raise UnreadableFrame(f"cannot read {path}: no such picture")
-            frames.append(frame)
+        frames = [load_picture(path) for path in args.images]
         profile, added = teach_spike(profile, args.face, frames)
         profile.save(args.profile)
     except (UnreadableFrame, SpikeProfileError, OSError) as exc:

@@ -1,18 +1,20 @@
 """The camera's eye: read pip dice, chance cubes and taught spike dice from a frame.
 
 Public names (others code against these):
-read_dice, Reading, DieReading, UnreadableFrame, annotate, ReadyToRead, ReadyState,
-SpikeProfile, teach_spike, VisionConfig.
+read_dice, Reading, DieReading, UnreadableFrame, load_picture, annotate, ReadyToRead,
+ReadyState, SpikeProfile, teach_spike, VisionConfig.
 """
 
 from hardware.vision.annotate import annotate
 from hardware.vision.config import VisionConfig, VisionConfigError
-from hardware.vision.ready import ReadyState, ReadyToRead
+from hardware.vision.pictures import load_picture
 from hardware.vision.reader import read_dice, teach_spike
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
+from hardware.vision.ready import ReadyState, ReadyToRead
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
 
 __all__ = [
     "DieReading", "Reading", "ReadyState", "ReadyToRead", "SpikeProfile", "SpikeProfileError",
-    "UnreadableFrame", "VisionConfig", "VisionConfigError", "annotate", "read_dice", "teach_spike",
+    "UnreadableFrame", "VisionConfig", "VisionConfigError", "annotate", "load_picture", "read_dice",
+    "teach_spike",
 ]

@@ -14,6 +14,9 @@ import enum
 import cv2
 import numpy as np
 
+from hardware.vision.pictures import load_picture
+from hardware.vision.reading import UnreadableFrame
+
 SMALL_SIDE = 160
 PIXEL_CHANGE = 18  # grey levels a pixel must move to count as changed
 
@@ -55,7 +58,12 @@ class ReadyToRead:
     @classmethod
     def from_config(cls, config) -> "ReadyToRead":
         """Built from a VisionConfig; its empty-table photo is loaded here (None if unset or unreadable)."""
-        reference = cv2.imread(config.empty_table) if config.empty_table else None
+        reference = None
+        if config.empty_table:
+            try:
+                reference = load_picture(config.empty_table)
+            except UnreadableFrame:
+                pass
         return cls(still_seconds=config.still_seconds, motion_threshold=config.motion_threshold,
                    occluder_fraction=config.occluder_fraction, empty_table=reference, roi=config.roi)
 
