@@ -114,6 +114,30 @@ def test_cli_reads_every_image_and_flags_the_missing_one(tmp_path, capsys):
     assert written == sorted(Path(g).stem + ".annotated.png" for g in good)
 
 
+def test_cli_photos_of_the_same_name_get_their_own_annotated_copies(tmp_path, capsys):
+    photos = [p.values[0] for p in FIXTURE_PHOTOS[:2]]
+    for folder, photo in zip("ab", photos):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "reveal.jpg").write_bytes(Path(photo).read_bytes())
+    images = [str(tmp_path / "a" / "reveal.jpg"), str(tmp_path / "b" / "reveal.jpg")]
+    args = SimpleNamespace(images=images, dice="pips", profile=None, annotate=str(tmp_path / "out"), roi=None, config=None)
+    assert read_cli.run(args) == 0
+    assert "annotated as reveal-2.annotated.png" in capsys.readouterr().err
+    out = tmp_path / "out"
+    assert sorted(p.name for p in out.iterdir()) == ["reveal-2.annotated.png", "reveal.annotated.png"]
+    for name, photo in zip(["reveal.annotated.png", "reveal-2.annotated.png"], photos):
+        assert cv2.imread(str(out / name)).shape == cv2.imread(str(photo)).shape
+
+
+def test_cli_an_annotate_folder_that_cannot_be_made_is_refused_before_reading(tmp_path, capsys):
+    (tmp_path / "taken").write_text("a file, not a folder")
+    args = SimpleNamespace(images=[str(FIXTURE_PHOTOS[0].values[0])], dice="pips", profile=None,
+                           annotate=str(tmp_path / "taken" / "out"), roi=None, config=None)
+    assert read_cli.run(args) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "cannot make the --annotate folder" in captured.err
+
+
 def test_dice_too_small_in_the_view_are_flagged_and_a_table_region_fixes_it():
     """A camera far too high: the cluster photo with a wide margin of plain table on every
     side, so a die is about 7 working pixels. The reader used to see one die of five and

@@ -1,8 +1,10 @@
 """`companion read`: read dice from photos, one JSON line per image.
 
 Every image gets a line, in order; a missing or broken file gives a flagged line with
-a reason and the rest are still read. Exit code 0 when every image could be opened,
-1 when at least one could not, 2 for a bad profile or config.
+a reason and the rest are still read. With --annotate DIR each photo read gets
+DIR/PHOTO.annotated.png (PHOTO-2.annotated.png, ... for a name already used in the run).
+Exit code 0 when every image could be opened (and its copy written), 1 when at least one
+could not, 2 for a bad profile, config or --annotate folder.
 """
 
 from __future__ import annotations
@@ -60,8 +62,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     out_dir = Path(args.annotate) if args.annotate else None
     if out_dir:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(f"companion read: cannot make the --annotate folder {out_dir}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     failures = 0
+    names = _AnnotatedNames()
     for path in args.images:
         frame = None
         try:
@@ -72,6 +79,27 @@ def run(args: argparse.Namespace) -> int:
             reading = Reading.unreadable(str(exc))
         print(json.dumps({"image": path, **reading.to_json()}), flush=True)
         if out_dir and frame is not None:
-            cv2.imwrite(str(out_dir / (Path(path).stem + ".annotated.png")),
-                        annotate(frame, reading, config.min_confidence))
+            target = out_dir / names.take(path)
+            if not cv2.imwrite(str(target), annotate(frame, reading, config.min_confidence)):
+                failures += 1
+                print(f"companion read: could not write {target}", file=sys.stderr)
     return 1 if failures else 0
+
+
+class _AnnotatedNames:
+    """PHOTO.annotated.png for each photo, made unique within one run: photos of the same
+    name from different folders (a/1.jpg, b/1.jpg) get 1.annotated.png, 1-2.annotated.png."""
+
+    def __init__(self) -> None:
+        self._taken: set[str] = set()
+
+    def take(self, path: str) -> str:
+        stem = Path(path).stem
+        name, n = f"{stem}.annotated.png", 1
+        while name in self._taken:
+            n += 1
+            name = f"{stem}-{n}.annotated.png"
+        self._taken.add(name)
+        if n > 1:
+            print(f"companion read: {path} annotated as {name} (an earlier photo has the same name)", file=sys.stderr)
+        return name
