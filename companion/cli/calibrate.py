@@ -13,6 +13,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+from hardware.files import replace_file
+
 SECTION = re.compile(r"^\s*\[\s*vision\s*\]\s*(#.*)?$")
 ANY_SECTION = re.compile(r"^\s*\[")
 
@@ -51,7 +53,7 @@ def write_vision_section(path: Path, values: dict) -> None:
         lines[start:end] = block + tail
     new_text = "".join(lines)
     tomllib.loads(new_text)
-    path.write_text(new_text)
+    replace_file(path, new_text.encode())
 
 
 def run(args: argparse.Namespace) -> int:

@@ -31,6 +31,7 @@ from typing import Iterable, Sequence
 import cv2
 import numpy as np
 
+from hardware.files import replace_file
 from hardware.vision import networks
 from hardware.vision.detect import Candidate
 from hardware.vision.faces import cut, standardise_crop
@@ -154,7 +155,7 @@ class SpikeProfile:
         meta = json.dumps({"format": FORMAT, "side": SIDE}).encode()
         np.savez_compressed(buf, meta=np.frombuffer(meta, np.uint8), faces=np.array(values, np.int8),
                             pictures=np.array(pictures, np.uint8).reshape(len(values), SIDE, SIDE, 3))
-        Path(path).write_bytes(buf.getvalue())
+        replace_file(path, buf.getvalue())
 
     @classmethod
     def load(cls, path: str | Path) -> "SpikeProfile":
