@@ -22,6 +22,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Mapping
 
+from hardware.files import replace_file
+
 APP_NAME = "game-companion"
 PIN_FILE = "host-pin"
 SECRET_KEY_FILE = "secret-key"
@@ -252,15 +254,8 @@ def _private_value(path: Path, make) -> tuple[str, bool]:
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
     value = make()
-    temporary = path.with_name(path.name + ".new")
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(value + "\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, 0o600)
-        os.replace(temporary, path)
+        replace_file(path, (value + "\n").encode("utf-8"), mode=0o600)
     except OSError as exc:
         raise ConfigError(f"cannot write {path}: {exc}") from None
     return value, True

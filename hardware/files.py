@@ -9,14 +9,17 @@ import os
 from pathlib import Path
 
 
-def replace_file(path: str | Path, data: bytes) -> None:
+def replace_file(path: str | Path, data: bytes, mode: int | None = None) -> None:
     """Write `data` to a temporary file beside `path`, flush it to disk, then rename it over
-    `path`. An existing file's permissions are kept; on failure `path` is untouched."""
+    `path`. The file gets `mode` when given (a secret: 0o600, never readable by others, not
+    even while being written), else an existing file's permissions are kept. On failure
+    `path` is untouched."""
     path = Path(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.new")
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    if mode is None and path.exists():
+        mode = path.stat().st_mode & 0o777
     try:
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666 if mode is None else mode & 0o600)
         with os.fdopen(fd, "wb") as out:
             out.write(data)
             out.flush()

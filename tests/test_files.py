@@ -62,3 +62,12 @@ def test_calibrate_that_cannot_write_leaves_the_config_as_it_was(tmp_path, monke
     assert "config unchanged" in capsys.readouterr().err
     assert config.read_text() == '[vision]\ndice = "chance"\n'
     assert os.listdir(tmp_path) == ["companion.toml"]
+
+
+def test_a_secret_is_never_readable_by_others_even_where_the_umask_would_allow_it(tmp_path):
+    old = os.umask(0o022)
+    try:
+        replace_file(tmp_path / "host-pin", b"4821\n", mode=0o600)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "host-pin").stat().st_mode) == 0o600
