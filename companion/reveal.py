@@ -125,7 +125,8 @@ class RevealDesk:
 
     def __init__(self, table, open_camera: Callable[[], Any], make_reader: Callable[[], DiceReader | None], *,
                  ready: Callable[[], ReadySignal] | None = None, frame_interval: float = 0.1,
-                 idle_interval: float = 0.25, retry_seconds: float = 5.0, clock: Callable[[], float] = time.monotonic):
+                 idle_interval: float = 0.25, retry_seconds: float = 5.0, occluded_notice: float = 10.0,
+                 clock: Callable[[], float] = time.monotonic):
         self.table = table
         self._open_camera = open_camera
         self._make_reader = make_reader
@@ -134,6 +135,7 @@ class RevealDesk:
         self._frame_interval = frame_interval
         self._idle_interval = idle_interval
         self._retry_seconds = retry_seconds
+        self._occluded_notice = occluded_notice
         self._clock = clock
         self._lock = threading.Lock()
         self._asks: list[_Ask] = []
@@ -146,6 +148,8 @@ class RevealDesk:
         self._next_open = 0.0
         self._ready: ReadySignal | None = None
         self._fresh_scene: np.ndarray | None = None
+        self._occluded_since: float | None = None
+        self._occlusion_told = False
         self.readings = 0  # offered readings (benchmarks, tests)
 
     # --- life cycle -------------------------------------------------------------------
@@ -220,6 +224,7 @@ class RevealDesk:
                 ask.answer(f"the camera is not available; {_MANUAL}")
             return 0.2
         signal = self._feed(frame)
+        self._note_occlusion(signal, request)
         if asked or (signal == "ready" and request is not None) or (request is not None and self._fresh_scene is not None):
             scene = frame if asked or signal == "ready" else self._fresh_scene
             self._fresh_scene = None
@@ -239,6 +244,31 @@ class RevealDesk:
             self._ready = self._make_ready()
         state = self._ready.feed(frame, self._clock())
         return getattr(state, "value", state)
+
+    def _note_occlusion(self, signal: str | None, request) -> None:
+        """Tell the table when something big has stayed over it while dice are awaited.
+
+        The ready machine waits while a cup or a hand covers the table, and nothing else
+        shows. Left there for `occluded_notice` seconds, it becomes a camera status on the
+        slate and the host panel. That covers a cup left down, and a camera knocked since
+        the empty-table photo, after which the whole view differs from it and looks
+        covered for ever. The status clears once the view is clear or moving again."""
+        if signal == "occluded" and request is not None:
+            now = self._clock()
+            if self._occluded_since is None:
+                self._occluded_since = now
+            elif not self._occlusion_told and now - self._occluded_since >= self._occluded_notice:
+                self._occlusion_told = True
+                self.table.set_device_status(
+                    "camera", "covered",
+                    f"something has covered the table for {now - self._occluded_since:.0f} s: lift the cup or "
+                    "move the hand. If the table is clear, the camera may have moved since the empty-table "
+                    f"photo: take it again (companion calibrate --empty-table), or press reveal to read now")
+            return
+        self._occluded_since = None
+        if self._occlusion_told:
+            self._occlusion_told = False
+            self.table.set_device_status("camera", "ok", "")
 
     def _read_and_offer(self, frame: np.ndarray, request) -> str:
         if request is None:
@@ -292,6 +322,7 @@ class RevealDesk:
             self.table.set_device_status("camera", "off", f"no camera configured; {_MANUAL}")
             return
         self._camera, self._ready, self._fresh_scene, self._last_fault = camera, None, None, None
+        self._occluded_since, self._occlusion_told = None, False
         self.table.set_device_status("camera", "ok", "")
         log.info("camera ready")
 

@@ -83,7 +83,11 @@ class FakeReady:
     def __call__(self):
         return self
 
+    covered = False  # a cup or a hand sits over the table (or the camera moved)
+
     def feed(self, frame, t):
+        if self.covered:
+            return "occluded"
         if self._lifted.is_set():
             self._lifted.clear()
             return "ready"
@@ -226,6 +230,24 @@ def test_an_unplugged_camera_is_reported_manual_entry_works_and_it_comes_back(ri
     rig.camera.unplugged.clear()
     eventually(lambda: rig.table.snapshot()["devices"]["camera"]["status"] == "ok")
     assert rig.camera.opened >= 2
+
+
+def test_a_table_covered_for_long_while_dice_are_awaited_is_told_and_clears(rig):
+    rig.desk._occluded_notice = 0.3
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    eventually(lambda: rig.table.snapshot()["devices"].get("camera", {}).get("status") == "ok")
+    rig.ready.covered = True
+    time.sleep(0.6)
+    assert rig.table.snapshot()["devices"]["camera"]["status"] == "ok"  # no dice awaited: nothing to say
+    rig.table.press(0, "green")
+    rig.table.press(1, "yellow")
+    eventually(lambda: rig.table.snapshot()["devices"]["camera"]["status"] == "covered")
+    assert "lift the cup" in rig.table.snapshot()["devices"]["camera"]["message"]
+    assert rig.reader.reads == 0
+    rig.ready.covered = False
+    eventually(lambda: rig.table.snapshot()["devices"]["camera"]["status"] == "ok")
+    rig.ready.lift()
+    eventually(lambda: isinstance(rig.table.session.record.events[-1], DiceObserved))
 
 
 def test_the_slate_is_served_over_http_and_streams_a_press(rig):
