@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import struct
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -132,3 +133,17 @@ def test_calibrating_with_a_cut_empty_table_photo_leaves_the_config_alone(tmp_pa
     assert calibrate_cli.run(SimpleNamespace(config=str(config), roi=None, empty_table=str(cut))) == 1
     assert "cut short" in capsys.readouterr().err
     assert config.read_bytes() == b'[vision]\ndice = "chance"\n'
+
+
+def test_a_phone_photo_is_turned_upright_by_its_exif_orientation(tmp_path):
+    picture = np.zeros((40, 80, 3), np.uint8)
+    picture[:, :20] = 255  # a white band down the left side
+    ok, data = cv2.imencode(".jpg", picture)
+    entry = struct.pack(">HHIHH", 0x0112, 3, 1, 6, 0)  # Orientation = 6: turn 90 degrees clockwise
+    tiff = b"MM\x00\x2a\x00\x00\x00\x08" + struct.pack(">H", 1) + entry + struct.pack(">I", 0)
+    app1 = b"Exif\x00\x00" + tiff
+    data = data.tobytes()
+    path = write(tmp_path, "upright.jpg", data[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + data[2:])
+    frame = load_picture(path)
+    assert frame.shape == (80, 40, 3)
+    assert frame[:20, :, :].mean() > 200 and frame[-20:, :, :].mean() < 50  # the band is now along the top

@@ -87,7 +87,9 @@ def load_picture(path: str | Path) -> np.ndarray:
     why = cut_short(data)
     if why:
         raise UnreadableFrame(f"cannot read {path}: {why}")
-    frame = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
+    # Decoded by imread from the file, not imdecode from `data`: imread turns a photo upright by
+    # its EXIF orientation, and imdecode did not in every OpenCV version (opencv#8172).
+    frame = cv2.imread(str(p), cv2.IMREAD_COLOR) if data else None
     if frame is None:
         raise UnreadableFrame(f"cannot read {path}: not a picture this reader can open")
     return frame
