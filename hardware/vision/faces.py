@@ -6,6 +6,7 @@ The model's classes: 0 = no die centred here, 1..6 = pips, 7 = a die without pip
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Sequence
 
 import cv2
@@ -30,6 +31,35 @@ def cut(img: np.ndarray, cx: float, cy: float, side: float, out: int = FACE_SIDE
     m[:, 2] += np.array([out / 2 - cx, out / 2 - cy])
     return cv2.warpAffine(img, m, (out, out), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
+
+
+EDGE_SIDE = 32  # pixels of the crop edge_angle looks at
+EDGE_SPAN = 1.3  # ... which is this many die sizes wide
+EDGE_RING = (0.55, 0.12)  # its weights: a ring at this radius (in die sizes), this wide
+
+
+@lru_cache(maxsize=None)
+def _edge_ring() -> np.ndarray:
+    """Weights of the ring where a die's outline lies (not its middle, where the symbol is)."""
+    yy, xx = np.mgrid[0:EDGE_SIDE, 0:EDGE_SIDE].astype(np.float32) - (EDGE_SIDE - 1) / 2
+    r = np.hypot(xx, yy) * EDGE_SPAN / EDGE_SIDE
+    return np.exp(-((r - EDGE_RING[0]) ** 2) / (2 * EDGE_RING[1] ** 2)).astype(np.float32)
+
+
+def edge_angle(frame: np.ndarray, cx: float, cy: float, size: float) -> float:
+    """Which way the die's sides run, in degrees (-45..45]: the turn for `cut` that sets the
+    die square to the crop, so its marks (printed square to its sides) come out upright or
+    a whole quarter turn off.
+
+    Gradient directions are taken four times over (a square's four sides agree then) and
+    averaged, weighed by strength, over a ring where the outline lies: the symbol in the
+    middle would pull the other way (a diamond mark runs at 45 degrees to its die)."""
+    grey = cv2.cvtColor(cut(frame, cx, cy, EDGE_SPAN * size, EDGE_SIDE), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)
+    strength = np.hypot(gx, gy) * _edge_ring()
+    phi = 4 * np.arctan2(gy, gx)
+    return float(np.degrees(np.arctan2((strength * np.sin(phi)).sum(), (strength * np.cos(phi)).sum())) / 4)
 
 
 def standardise_crop(crop: np.ndarray) -> np.ndarray:
