@@ -159,3 +159,53 @@ def test_the_profile_head_learns_the_taught_faces_from_varied_views_the_same_way
     faces = np.array(profile.taught)[probs.argmax(1)]
     assert (faces == values).mean() > 0.9  # the head fits this profile's views, not just a prior
     assert np.array_equal(w, again._head[0]) and np.array_equal(b, again._head[1])
+
+
+def test_taught_crops_are_set_square_to_the_die_however_it_lies():
+    # A die turned 30 degrees on the table gives the same taught crop, up to a whole
+    # quarter turn, as the die lying square: the head then learns symbols, not angles.
+    photo = cv2.imread(str(FIXTURES / entries("enrol")[0]["image"]))
+    die = find_dice(photo)[0][0]
+    turn = cv2.getRotationMatrix2D((die.cx, die.cy), 30, 1.0)
+    turned = cv2.warpAffine(photo, turn, photo.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+    again = min(find_dice(turned)[0], key=lambda c: np.hypot(c.cx - die.cx, c.cy - die.cy))
+    square = spike.face_pictures(photo, die)[0].astype(int)
+    seen = spike.face_pictures(turned, again)[0].astype(int)
+    apart = min(np.abs(np.rot90(seen, k) - square).mean() for k in range(4))
+    assert apart < 10  # grey levels, on average
+    # cut without setting it square, the two crops differ far more
+    plain = spike.cut(turned, again.cx, again.cy, spike.CROP * again.size, spike.SIDE).astype(int)
+    assert min(np.abs(np.rot90(plain, k) - square).mean() for k in range(4)) > 2 * apart
+
+
+def test_only_unsure_dice_are_read_again_in_their_other_quarter_turns(tmp_path, monkeypatch):
+    path = tmp_path / "spike.profile"
+    teach_all(path)
+    profile = SpikeProfile.load(path)
+    scene = entries("spike-read")[0]
+    frame = cv2.imread(str(FIXTURES / scene["image"]))
+    dice = find_dice(frame)[0]
+    profile._head  # the taught views are embedded once, before counting
+    embedded = []
+    real_embed = spike.embed
+    monkeypatch.setattr(spike, "embed", lambda pictures: embedded.append(len(pictures)) or real_embed(pictures))
+    scales = len(spike.READ_SCALES)
+
+    monkeypatch.setattr(spike, "LOOK_AGAIN_BELOW", 0.0)  # nobody looked at again
+    once = spike.match_all(frame, dice, profile)
+    assert embedded[-1:] == [scales * len(dice)]
+
+    embedded.clear()
+    monkeypatch.setattr(spike, "LOOK_AGAIN_BELOW", 1.01)  # every die looked at again
+    every = spike.match_all(frame, dice, profile)
+    assert embedded == [scales * len(dice), 3 * scales * len(dice)]
+    assert [c for _, c in every] != [c for _, c in once]
+
+    embedded.clear()
+    unsure = sorted(c for _, c in once)[len(once) // 2]  # the less sure half, and no more
+    monkeypatch.setattr(spike, "LOOK_AGAIN_BELOW", unsure)
+    some = spike.match_all(frame, dice, profile)
+    again = [i for i, (_, c) in enumerate(once) if c < unsure]
+    assert embedded == [scales * len(dice), 3 * scales * len(again)]
+    for i in range(len(dice)):  # a die read again is read as by the every-die look; the others as once
+        assert some[i] == pytest.approx(every[i] if i in again else once[i])

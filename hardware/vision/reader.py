@@ -182,5 +182,5 @@ def teach_spike(profile: SpikeProfile, face: int, frames: Iterable[np.ndarray]) 
         kept, _, _ = find_dice(frame)
         if not kept:
             raise UnreadableFrame("no die found in a teaching picture: put the dice on a plain surface in good light")
-        examples += [spike.face_picture(frame, c) for c in kept]
+        examples += [p for c in kept for p in spike.face_pictures(frame, c)]
     return profile.with_examples(face, examples), len(examples)

@@ -34,7 +34,7 @@ import numpy as np
 from hardware.files import replace_file
 from hardware.vision import networks
 from hardware.vision.detect import Candidate
-from hardware.vision.faces import cut, standardise_crop
+from hardware.vision.faces import cut, edge_angle, standardise_crop
 
 SIDE = 32  # crop side in pixels (the model's input)
 CROP = 0.9  # of the die size: the taught crop
@@ -47,7 +47,7 @@ CROP = 0.9  # of the die size: the taught crop
 READ_SCALES = (0.75, 0.9, 1.05)
 MODEL = "face_embed.onnx"
 CHUNK = 6  # crops per forward (see embed)
-FORMAT = "companion-spike-profile/3"
+FORMAT = "companion-spike-profile/4"  # /4: crops set square to the die (edge_angle)
 FACES = range(1, 7)  # the values a spike die's faces stand for
 # A face that was never taught still gets a most probable face, but its nearest taught
 # view is less similar (for the embedding alone, half of them under cosine 0.75 while 95%
@@ -68,6 +68,20 @@ NEAR_FLOOR, NEAR_SURE = 0.6, 0.85
 # either; matteop scenes right 94.6% at 1.5, 91.5% at 1.25; so 1.25.
 HEAD_SHARPEN = 1.25
 VARIATIONS = 32  # extra views of each taught crop
+# A die read less sure than this (the reader's min_confidence) is read again with its crops
+# in the other three quarter turns (set square by edge_angle, the symbol then lies as it
+# did, a whole turn round), the twelve embeddings averaged. Chosen by the HEAD_SHARPEN rule,
+# with crops set square, against reading every die once: byler dice read wrong at >= 0.8
+# 3 -> 5 of 1456, no silent scene (1.5 would let 15 through and one silent scene), scenes
+# right byler 8.6 -> 11.2%, matteop 95.3 -> 96.6%, rendered 79.2 -> 79.2%; spike-A read
+# afterwards 28.3 -> 31.7%, dice 95.6 -> 96.9%. Every die in all four turns did no better
+# on the pip sets and cost three times the spike stage; looking again costs spike-A frames
+# about 1.4 ms (4.8 -> 6.2 ms spike stage on the development machine).
+LOOK_AGAIN_BELOW = 0.8
+# How far off square edge_angle leaves a crop, in degrees: on procedural dice (tilted,
+# touching, glare, blur, noise; scripts/vision/glyphs.py) its error has median 1.8, 90th
+# percentile 8.7, and 5% of dice are off by more than 15.
+TURN_ERROR = 10
 HEAD_STEPS, HEAD_RATE, HEAD_L2 = 300, 0.5, 1e-3
 
 
@@ -75,9 +89,12 @@ class SpikeProfileError(ValueError):
     """The profile file is missing, damaged, or not a spike profile."""
 
 
-def face_picture(frame: np.ndarray, die: Candidate, scale: float = CROP) -> np.ndarray:
-    """The SIDE x SIDE colour crop of a die, as taught and as read."""
-    return cut(frame, die.cx, die.cy, scale * die.size, SIDE)
+def face_pictures(frame: np.ndarray, die: Candidate, scales: Sequence[float] = (CROP,)) -> list[np.ndarray]:
+    """SIDE x SIDE colour crops of a die, `scale` x its size, as taught and as read: set
+    square to the die's sides, so its symbol is upright or a whole quarter turn off, and the
+    embedding and the head need not tell symbols apart at every angle."""
+    angle = edge_angle(frame, die.cx, die.cy, die.size)
+    return [cut(frame, die.cx, die.cy, s * die.size, SIDE, angle) for s in scales]
 
 
 @lru_cache(maxsize=None)
@@ -182,11 +199,11 @@ class SpikeProfile:
 
 def variations(picture: np.ndarray, rng: np.random.Generator, n: int) -> list[np.ndarray]:
     """n plausible other views of a taught crop (taken at CROP x the die size): a quarter
-    turn plus up to 15 degrees, the reader's crop scale (0.7-1.2x the die), a centre off by
-    up to 6% of the die, sometimes a slight blur, and per-channel gain and brightness."""
+    turn plus up to TURN_ERROR degrees, the reader's crop scale (0.7-1.2x the die), a centre
+    off by up to 6% of the die, sometimes a slight blur, and per-channel gain and brightness."""
     out = []
     for i in range(n):
-        angle = 90 * (i % 4) + rng.uniform(-15, 15)
+        angle = 90 * (i % 4) + rng.uniform(-TURN_ERROR, TURN_ERROR)
         side = SIDE * rng.uniform(0.7, 1.2) / CROP
         dx, dy = rng.uniform(-0.06, 0.06, 2) * SIDE / CROP
         view = cut(picture, SIDE / 2 + dx, SIDE / 2 + dy, side, SIDE, angle)
@@ -209,20 +226,34 @@ def closeness(best: float) -> float:
 
 
 def match_all(frame: np.ndarray, dice: Sequence[Candidate], profile: SpikeProfile) -> list[tuple[int, float]]:
-    """(face, confidence 0..1) for each die: the profile's head, all dice in one forward."""
+    """(face, confidence 0..1) for each die: the profile's head, all dice in one forward.
+    A die read under LOOK_AGAIN_BELOW is read again with its crops in the other three
+    quarter turns, and all twelve embeddings averaged."""
     if not profile.taught:
         raise SpikeProfileError("the spike profile has no taught faces")
     if not dice:
         return []
+    pictures = [face_pictures(frame, d, READ_SCALES) for d in dice]
+    sums = embed([p for ps in pictures for p in ps]).reshape(len(dice), len(READ_SCALES), -1).sum(1)
+    faces, sure = _judge(sums, profile)
+    again = [i for i, c in enumerate(sure) if c < LOOK_AGAIN_BELOW]
+    if again:
+        turned = [np.ascontiguousarray(np.rot90(p, k)) for i in again for k in (1, 2, 3) for p in pictures[i]]
+        sums[again] += embed(turned).reshape(len(again), 3 * len(READ_SCALES), -1).sum(1)
+        faces[again], sure[again] = _judge(sums[again], profile)
+    return [(int(f), float(c)) for f, c in zip(faces, sure)]
+
+
+def _judge(sums: np.ndarray, profile: SpikeProfile) -> tuple[np.ndarray, np.ndarray]:
+    """(faces, confidences) for summed embeddings: the head's most probable face, and its
+    probability scaled by how near the nearest taught view is."""
     bank, _ = profile._bank
     w, b = profile._head
-    views = embed([face_picture(frame, d, s) for d in dice for s in READ_SCALES])
-    mean = views.reshape(len(dice), len(READ_SCALES), -1).sum(1)
-    mean /= np.linalg.norm(mean, axis=1, keepdims=True) + 1e-9
+    mean = sums / (np.linalg.norm(sums, axis=1, keepdims=True) + 1e-9)
     nearest = _dot(mean, bank).max(1)
     probs = networks.softmax((_dot(mean, w) + b) * HEAD_SHARPEN)
-    faces = profile.taught
-    return [(faces[int(np.argmax(p))], float(p.max()) * closeness(float(s))) for p, s in zip(probs, nearest)]
+    faces = np.array(profile.taught)[probs.argmax(1)]
+    return faces, np.array([p.max() * closeness(float(s)) for p, s in zip(probs, nearest)])
 
 
 def match(frame: np.ndarray, die: Candidate, profile: SpikeProfile) -> tuple[int, float]:

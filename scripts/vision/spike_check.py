@@ -59,7 +59,7 @@ def teach_from_labels(entries, root, per_face=4, max_images=30):
         for c in kept:
             v = labelled_die(c, e["boxes"])
             if v is not None and counts[v] < per_face:
-                profile = profile.with_examples(int(v), [spike.face_picture(frame, c)])
+                profile = profile.with_examples(int(v), spike.face_pictures(frame, c))
                 counts[v] += 1
         used.add(e["image"])
     return profile, used
