@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import waitress
 
-from companion.rules import Declaration, get_game
+from companion.rules import ChipCall, Declaration, get_game
 from companion.table import Table
 from web_app import PIN, make_app, play_out
 
@@ -399,6 +399,28 @@ def test_a_held_camera_reading_is_fixed_on_the_panel(browser, served):
     assert slate.inner_text("#verdict").startswith("False: 1 blue were declared, 2 blue rolled")
     assert table.session.record.events[-1].values == ("red", "red", "red", "blue", "blue")
     host.wait_for_selector("#held-card[hidden]", state="attached")
+
+
+def test_a_correction_being_typed_stays_open_while_the_table_plays_on(browser, served):
+    # The host panel redraws its record on every change at the table; before, that threw
+    # away a correction being typed.
+    server, table, app = served
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
+    table.submit(Declaration(0, 2, "red"))
+    host = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(host, server.url)
+    host.click("#events button:has-text('fix')")
+    host.fill("#events tr.editor input[name=count]", "3")
+    rows = host.locator("#events tr:not(.editor)").count()
+    table.submit(ChipCall(1, "green"))
+    host.wait_for_function(f"document.querySelectorAll('#events tr:not(.editor)').length > {rows}")
+    assert host.locator("#events tr.editor").count() == 1
+    assert host.input_value("#events tr.editor input[name=count]") == "3"
+    assert host.evaluate("document.activeElement.name") == "count"
+    host.click("#events tr.editor button[type=submit]")
+    host.wait_for_selector("#events tr.editor", state="detached")
+    amend = table.session.record.events[-1].to_dict()
+    assert amend == {"kind": "amend", "target": 0, "event": {"kind": "declaration", "seat": 0, "count": 3, "face": "red"}}
 
 
 def test_a_mistyped_declaration_is_corrected_from_the_record(browser, served):

@@ -244,10 +244,16 @@
     if (text.includes(",")) return text.split(",").map((v) => typed(v)).filter((v) => v !== null);
     return text;
   }
+  function closeEditor() {
+    const open = $("events").querySelector("tr.editor");
+    if (open) open.remove();
+  }
   function editRow(e, row) {
     const next = row.nextElementSibling;
     if (next && next.classList.contains("editor")) { next.remove(); return; }
+    closeEditor();  // one correction at a time
     const editor = el("tr", "editor");
+    editor.dataset.target = String(e.index);
     const cell = el("td"); cell.colSpan = 4;
     const form = el("form", "act");
     const amends = view.events.filter((x) => x.kind === "amend" && x.target === e.index);
@@ -265,13 +271,23 @@
       ev.preventDefault();
       const event = { kind: e.kind };
       fieldsOf.forEach(([k]) => { const v = typed(form.elements[k].value); if (v !== null) event[k] = v; });
-      post("/host/amend", JSON.stringify({ target: e.index, event })).then((ok) => { if (ok) editor.remove(); });
+      post("/host/amend", JSON.stringify({ target: e.index, event })).then((ok) => { if (ok) closeEditor(); });
     });
     cell.append(form); editor.append(cell);
     row.after(editor);
+    return form;
   }
 
   function renderEvents() {
+    // The table is redrawn on every change at the table; a correction being typed stays
+    // open, with what was typed, as long as the event it corrects is still in force.
+    const open = $("events").querySelector("tr.editor");
+    const typing = open && {
+      target: Number(open.dataset.target),
+      values: Array.from(open.querySelectorAll("input")).map((i) => [i.name, i.value]),
+      focus: document.activeElement && open.contains(document.activeElement) ? document.activeElement.name : null,
+    };
+    const rows = new Map();
     $("events").replaceChildren(...view.events.slice().reverse().map((e) => {
       const correction = ["undo", "amend", "end_game"].includes(e.kind);
       const row = el("tr", correction ? "correction" : (e.in_force ? null : "out"));
@@ -287,8 +303,15 @@
       }
       row.append(el("td", null, String(e.index)), what,
         el("td", null, e.seat === undefined || e.seat === null ? "" : seatName(e.seat)), el("td", null, details));
+      if (e.in_force && EDITABLE.includes(e.kind)) rows.set(e.index, [e, row]);
       return row;
     }));
+    if (typing && rows.has(typing.target)) {
+      const [e, row] = rows.get(typing.target);
+      const form = editRow(e, row);
+      typing.values.forEach(([name, value]) => { if (form.elements[name]) form.elements[name].value = value; });
+      if (typing.focus && form.elements[typing.focus]) form.elements[typing.focus].focus();
+    }
   }
 
   function render(next) {
