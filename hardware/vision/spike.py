@@ -238,7 +238,7 @@ def match_all(frame: np.ndarray, dice: Sequence[Candidate], profile: SpikeProfil
     faces, sure = _judge(sums, profile)
     again = [i for i, c in enumerate(sure) if c < LOOK_AGAIN_BELOW]
     if again:
-        turned = [np.ascontiguousarray(np.rot90(p, k)) for i in again for k in (1, 2, 3) for p in pictures[i]]
+        turned = [np.rot90(p, k) for i in again for k in (1, 2, 3) for p in pictures[i]]
         sums[again] += embed(turned).reshape(len(again), 3 * len(READ_SCALES), -1).sum(1)
         faces[again], sure[again] = _judge(sums[again], profile)
     return [(int(f), float(c)) for f, c in zip(faces, sure)]

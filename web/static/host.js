@@ -287,7 +287,7 @@
       values: Array.from(open.querySelectorAll("input")).map((i) => [i.name, i.value]),
       focus: document.activeElement && open.contains(document.activeElement) ? document.activeElement.name : null,
     };
-    const rows = new Map();
+    const rows = new Map();  // event index -> [event, row], for the rows that can be corrected
     $("events").replaceChildren(...view.events.slice().reverse().map((e) => {
       const correction = ["undo", "amend", "end_game"].includes(e.kind);
       const row = el("tr", correction ? "correction" : (e.in_force ? null : "out"));
@@ -300,10 +300,10 @@
         fix.type = "button"; fix.title = "correct this " + e.kind.replace("_", " ");
         fix.addEventListener("click", () => editRow(e, row));
         what.append(" ", fix);
+        rows.set(e.index, [e, row]);
       }
       row.append(el("td", null, String(e.index)), what,
         el("td", null, e.seat === undefined || e.seat === null ? "" : seatName(e.seat)), el("td", null, details));
-      if (e.in_force && EDITABLE.includes(e.kind)) rows.set(e.index, [e, row]);
       return row;
     }));
     if (typing && rows.has(typing.target)) {
