@@ -16,7 +16,9 @@ averages each die's three vectors, and gives the die the head's most probable fa
 Confidence is that probability times how close the nearest taught view is, so a face
 unlike anything taught (a die from another set, a smudge) tends to read unsure. A face of
 the same set that was never taught is not reliably unsure (its glyphs look alike to the
-embedding), so the reader flags every read while the profile lacks a face.
+embedding), so the reader flags every read while the profile lacks a face. A die the head
+is unsure of gets a second opinion from its mark's outline (marks.py), which can make it
+surer but never changes its face.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import cv2
 import numpy as np
 
 from hardware.files import replace_file
-from hardware.vision import networks
+from hardware.vision import marks, networks
 from hardware.vision.detect import Candidate
 from hardware.vision.faces import cut, edge_angle, standardise_crop
 
@@ -83,7 +85,18 @@ LOOK_AGAIN_BELOW = 0.8
 # percentile 8.7, and 5% of dice are off by more than 15.
 TURN_ERROR = 10
 HEAD_STEPS, HEAD_RATE, HEAD_L2 = 300, 0.5, 1e-3
-
+# A die the head gives less than AGREED is shown to the mark matcher (marks.py): when its
+# best face is the head's, ahead of any other face by MARK_MARGIN, the head's probability is
+# raised to AGREED (how near the nearest taught view is still counts, so a die unlike all
+# taught faces stays unsure). AGREED was set beforehand; MARK_MARGIN by the HEAD_SHARPEN
+# rule on pip dice taught as spike dice, the loosest of 0.05 / 0.1 / 0.15 that keeps byler
+# dice read wrong at >= 0.8 under 0.7% with no silent scene: 0.05 gave a silent byler scene
+# (9 wrong at >= 0.8), 0.1 none (5, as without the marks). Against no marks, scenes right at
+# 0.1: rendered pips 79.2 -> 87.5%, matteop 96.6 -> 96.9%, byler 11.2 -> 27.4%; spike-A,
+# read afterwards, 31.7 -> 60.0%, but one scene silent (0 before): a die the head reads
+# wrong at 0.81 was flagged only by an unsure neighbour, which the marks now confirm.
+MARK_MARGIN = 0.1
+AGREED = 0.9
 
 class SpikeProfileError(ValueError):
     """The profile file is missing, damaged, or not a spike profile."""
@@ -158,6 +171,12 @@ class SpikeProfile:
             b -= HEAD_RATE * err.sum(0)
         return w, b
 
+    @cached_property
+    def _marks(self) -> tuple[np.ndarray, np.ndarray]:
+        """(mark templates of every taught crop, face of each): see marks.py."""
+        crops = [(v, p) for v in self.taught for p in self.faces[v]]
+        return marks.templates([p for _, p in crops]), np.array([v for v, _ in crops])
+
     def with_examples(self, face: int, examples: Iterable[np.ndarray]) -> "SpikeProfile":
         if face not in FACES:
             raise SpikeProfileError(f"a spike face is 1..6, not {face}")
@@ -228,32 +247,39 @@ def closeness(best: float) -> float:
 def match_all(frame: np.ndarray, dice: Sequence[Candidate], profile: SpikeProfile) -> list[tuple[int, float]]:
     """(face, confidence 0..1) for each die: the profile's head, all dice in one forward.
     A die read under LOOK_AGAIN_BELOW is read again with its crops in the other three
-    quarter turns, and all twelve embeddings averaged."""
+    quarter turns, and all twelve embeddings averaged. A die the head is still unsure of
+    is made surer (AGREED) when the mark matcher agrees with it clearly (MARK_MARGIN)."""
     if not profile.taught:
         raise SpikeProfileError("the spike profile has no taught faces")
     if not dice:
         return []
     pictures = [face_pictures(frame, d, READ_SCALES) for d in dice]
     sums = embed([p for ps in pictures for p in ps]).reshape(len(dice), len(READ_SCALES), -1).sum(1)
-    faces, sure = _judge(sums, profile)
-    again = [i for i, c in enumerate(sure) if c < LOOK_AGAIN_BELOW]
+    faces, probs, near = _judge(sums, profile)
+    again = [i for i in range(len(dice)) if probs[i] * near[i] < LOOK_AGAIN_BELOW]
     if again:
         turned = [np.rot90(p, k) for i in again for k in (1, 2, 3) for p in pictures[i]]
         sums[again] += embed(turned).reshape(len(again), 3 * len(READ_SCALES), -1).sum(1)
-        faces[again], sure[again] = _judge(sums[again], profile)
-    return [(int(f), float(c)) for f, c in zip(faces, sure)]
+        faces[again], probs[again], near[again] = _judge(sums[again], profile)
+    for i in range(len(dice)):
+        if probs[i] < AGREED and near[i] > 0:
+            face, lead = marks.best_face(pictures[i], *profile._marks)
+            if face == faces[i] and lead >= MARK_MARGIN:
+                probs[i] = AGREED
+    return [(int(f), float(p * c)) for f, p, c in zip(faces, probs, near)]
 
 
-def _judge(sums: np.ndarray, profile: SpikeProfile) -> tuple[np.ndarray, np.ndarray]:
-    """(faces, confidences) for summed embeddings: the head's most probable face, and its
-    probability scaled by how near the nearest taught view is."""
+def _judge(sums: np.ndarray, profile: SpikeProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(faces, probabilities, nearness) for summed embeddings: the head's most probable face,
+    its probability, and how near the nearest taught view is (closeness); a die's
+    confidence is the product."""
     bank, _ = profile._bank
     w, b = profile._head
     mean = sums / (np.linalg.norm(sums, axis=1, keepdims=True) + 1e-9)
     nearest = _dot(mean, bank).max(1)
     probs = networks.softmax((_dot(mean, w) + b) * HEAD_SHARPEN)
     faces = np.array(profile.taught)[probs.argmax(1)]
-    return faces, np.array([p.max() * closeness(float(s)) for p, s in zip(probs, nearest)])
+    return faces, probs.max(1), np.array([closeness(float(s)) for s in nearest])
 
 
 def match(frame: np.ndarray, die: Candidate, profile: SpikeProfile) -> tuple[int, float]:

@@ -1,0 +1,98 @@
+"""The mark matcher (hardware/vision/marks.py) and how the spike reader asks it for a second opinion."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.vision import SpikeProfile, marks, spike, teach_spike
+from hardware.vision.reader import find_dice
+
+FIXTURES = Path(__file__).parent / "fixtures" / "rendered"
+
+
+def die(mark: str, body=(40, 200, 230), ink=(30, 30, 30), turn: int = 0, shift=(0, 0)) -> np.ndarray:
+    """A 32 x 32 crop of a die face carrying a drawn mark: 'ring', 'cross' or 'bar'."""
+    crop = np.full((32, 32, 3), body, np.uint8)
+    cx, cy = 16 + shift[0], 16 + shift[1]
+    if mark == "ring":
+        cv2.circle(crop, (cx, cy), 8, ink, 2)
+    elif mark == "cross":
+        cv2.line(crop, (cx - 8, cy - 8), (cx + 8, cy + 8), ink, 2)
+        cv2.line(crop, (cx - 8, cy + 8), (cx + 8, cy - 8), ink, 2)
+    else:  # a bar off the middle: it shows which way the die is turned
+        cv2.rectangle(crop, (cx - 8, cy - 8), (cx + 8, cy - 4), ink, -1)
+    return np.rot90(crop, turn).copy()
+
+
+def test_a_dark_mark_on_a_light_die_maps_like_a_light_mark_on_a_dark_die():
+    light = marks.mark_map(die("cross", body=(220, 230, 235), ink=(40, 30, 30)))
+    dark = marks.mark_map(die("cross", body=(40, 35, 35), ink=(210, 220, 220)))
+    red = marks.mark_map(die("cross", body=(40, 40, 200), ink=(230, 230, 230)))
+    other = marks.mark_map(die("ring", body=(220, 230, 235), ink=(40, 30, 30)))
+    corr = lambda a, b: float(np.corrcoef(a.ravel(), b.ravel())[0, 1])  # noqa: E731
+    assert corr(light, dark) > 0.9 and corr(light, red) > 0.9
+    assert corr(light, other) < 0.6
+    assert light.shape == (marks.MAP_SIDE, marks.MAP_SIDE) and 0 <= light.min() and light.max() <= 1
+
+
+def test_a_mark_is_matched_whatever_its_turn_colour_and_a_small_shift():
+    taught = [die("ring"), die("cross"), die("bar")]
+    bank, owners = marks.templates(taught), np.array([1, 2, 3])
+    assert bank.shape == (3, 4, marks.CORE * marks.CORE)
+    for turn in range(4):
+        seen = die("bar", body=(200, 60, 40), ink=(240, 240, 240), turn=turn, shift=(2, -2))
+        face, lead = marks.best_face([seen], bank, owners)
+        assert face == 3 and lead > 0.2
+    face, lead = marks.best_face([die("ring", shift=(-2, 1))], bank, owners)
+    assert face == 1 and lead > 0.2
+
+
+@pytest.fixture(scope="module")
+def taught_scene():
+    manifest = json.loads((FIXTURES / "manifest.json").read_text())
+    profile = SpikeProfile()
+    for e in manifest:
+        if e.get("fixture_role") == "enrol":
+            profile, _ = teach_spike(profile, int(e["dice"][0]), [cv2.imread(str(FIXTURES / e["image"]))])
+    scene = next(e for e in manifest if e.get("fixture_role") == "spike-read")
+    frame = cv2.imread(str(FIXTURES / scene["image"]))
+    return profile, frame, find_dice(frame)[0]
+
+
+def test_the_marks_raise_only_an_unsure_die_they_agree_with(taught_scene, monkeypatch):
+    profile, frame, dice = taught_scene
+    agreed = spike.AGREED
+    monkeypatch.setattr(spike, "AGREED", 0.0)  # no die is shown to the marks
+    alone = spike.match_all(frame, dice, profile)
+    monkeypatch.setattr(spike, "AGREED", agreed)
+    crops = [spike.face_pictures(frame, d, spike.READ_SCALES) for d in dice]
+    asked: list[int] = []
+
+    def verdict(agree: bool, lead: float):
+        def best_face(seen, bank, owners):
+            i = next(k for k, c in enumerate(crops) if np.array_equal(c[0], seen[0]))
+            asked.append(i)
+            face = alone[i][0]
+            return (face if agree else next(v for v in profile.taught if v != face)), lead
+        return best_face
+
+    for agree, lead, raised in ((True, spike.MARK_MARGIN + 0.01, True), (True, spike.MARK_MARGIN - 0.01, False),
+                                (False, 0.5, False)):
+        asked.clear()
+        monkeypatch.setattr(marks, "best_face", verdict(agree, lead))
+        got = spike.match_all(frame, dice, profile)
+        assert asked, "the fixture scene should hold a die the head is unsure of"
+        assert len(asked) < len(dice)  # dice the head is sure of are never shown to the marks
+        for i, ((face, conf), (face0, conf0)) in enumerate(zip(got, alone)):
+            assert face == face0  # the marks never change a face, only how sure it is
+            if i in asked:
+                assert conf0 < spike.AGREED
+            if i in asked and raised:
+                assert conf0 < conf <= spike.AGREED + 1e-6
+            else:
+                assert conf == pytest.approx(conf0)
