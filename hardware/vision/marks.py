@@ -87,6 +87,10 @@ def likeness(crops: Sequence[np.ndarray], bank: np.ndarray) -> np.ndarray:
     # its product with it over the window's own spread about its mean.
     total = windows.sum(1)
     spread = np.sqrt(np.maximum(np.einsum("ij,ij->i", windows, windows) - total * total / n, 0)) + 1e-6
+    # BLAS here, unlike spike._dot: for this product (147 x 324 by 324 x 148 for 37 taught
+    # dice) numpy's matmul took 0.10 ms median on the development machine, 0.10-0.12 ms with
+    # both cores kept busy by other processes (one of them multiplying matrices); einsum
+    # 1.2 ms either way; cv2.gemm 0.2 ms, but 4-20 ms under that load.
     scores = ((windows @ bank.reshape(-1, n).T) / spread[:, None]).max(0)
     return scores.reshape(len(bank), 4).max(1)
 
