@@ -46,10 +46,10 @@ def test_a_mark_is_matched_whatever_its_turn_colour_and_a_small_shift():
     assert bank.shape == (3, 4, marks.CORE * marks.CORE)
     for turn in range(4):
         seen = die("bar", body=(200, 60, 40), ink=(240, 240, 240), turn=turn, shift=(2, -2))
-        face, lead = marks.best_face([seen], bank, owners)
-        assert face == 3 and lead > 0.2
-    face, lead = marks.best_face([die("ring", shift=(-2, 1))], bank, owners)
-    assert face == 1 and lead > 0.2
+        scores = marks.face_scores([seen], bank, owners, (1, 2, 3))
+        assert scores.argmax() == 2 and scores[2] - np.delete(scores, 2).max() > 0.2
+    scores = marks.face_scores([die("ring", shift=(-2, 1))], bank, owners, (3, 2, 1))  # faces in another order
+    assert scores.argmax() == 2 and scores[2] - np.delete(scores, 2).max() > 0.2
 
 
 @pytest.fixture(scope="module")
@@ -64,35 +64,42 @@ def taught_scene():
     return profile, frame, find_dice(frame)[0]
 
 
-def test_the_marks_raise_only_an_unsure_die_they_agree_with(taught_scene, monkeypatch):
+def test_only_unsure_dice_are_judged_again_with_their_marks(taught_scene, monkeypatch):
     profile, frame, dice = taught_scene
-    agreed = spike.AGREED
-    monkeypatch.setattr(spike, "AGREED", 0.0)  # no die is shown to the marks
+    below = spike.SECOND_OPINION_BELOW
+    monkeypatch.setattr(spike, "SECOND_OPINION_BELOW", 0.0)  # no die is shown to the marks
     alone = spike.match_all(frame, dice, profile)
-    monkeypatch.setattr(spike, "AGREED", agreed)
+    monkeypatch.setattr(spike, "SECOND_OPINION_BELOW", below)
     crops = [spike.face_pictures(frame, d, spike.READ_SCALES) for d in dice]
+    taught = list(profile.taught)
     asked: list[int] = []
 
-    def verdict(agree: bool, lead: float):
-        def best_face(seen, bank, owners):
+    def marks_say(favour_head: bool):
+        def face_scores(seen, bank, owners, faces):
+            assert list(faces) == taught
             i = next(k for k, c in enumerate(crops) if np.array_equal(c[0], seen[0]))
             asked.append(i)
-            face = alone[i][0]
-            return (face if agree else next(v for v in profile.taught if v != face)), lead
-        return best_face
+            head = alone[i][0]
+            liked = head if favour_head else next(v for v in taught if v != head)
+            return np.array([0.9 if v == liked else 0.1 for v in faces], np.float32)
+        return face_scores
 
-    for agree, lead, raised in ((True, spike.MARK_MARGIN + 0.01, True), (True, spike.MARK_MARGIN - 0.01, False),
-                                (False, 0.5, False)):
-        asked.clear()
-        monkeypatch.setattr(marks, "best_face", verdict(agree, lead))
-        got = spike.match_all(frame, dice, profile)
-        assert asked, "the fixture scene should hold a die the head is unsure of"
-        assert len(asked) < len(dice)  # dice the head is sure of are never shown to the marks
-        for i, ((face, conf), (face0, conf0)) in enumerate(zip(got, alone)):
-            assert face == face0  # the marks never change a face, only how sure it is
-            if i in asked:
-                assert conf0 < spike.AGREED
-            if i in asked and raised:
-                assert conf0 < conf <= spike.AGREED + 1e-6
-            else:
-                assert conf == pytest.approx(conf0)
+    monkeypatch.setattr(marks, "face_scores", marks_say(favour_head=True))
+    backed = spike.match_all(frame, dice, profile)
+    assert asked, "the fixture scene should hold a die the head is unsure of"
+    assert len(asked) < len(dice)  # dice the head is sure of are never shown to the marks
+    for i, ((face, conf), (face0, conf0)) in enumerate(zip(backed, alone)):
+        assert face == face0
+        if i in asked:
+            assert conf0 < below and conf > conf0  # marks that back the head make it surer
+        else:
+            assert conf == pytest.approx(conf0)
+
+    asked.clear()
+    monkeypatch.setattr(marks, "face_scores", marks_say(favour_head=False))
+    doubted = spike.match_all(frame, dice, profile)
+    for i, ((face, conf), (face0, conf0)) in enumerate(zip(doubted, alone)):
+        if i in asked:  # marks for another face make the head's face less likely, or win
+            assert face != face0 or conf < conf0
+        else:
+            assert (face, conf) == (face0, pytest.approx(conf0))

@@ -11,7 +11,7 @@ glyph either: the taught crops are its only templates.
 Alone it is weaker than the embedding's head: it picks the right face for 91% of spike-A's
 dice (the head 97%) and, on pip dice taught as spike dice, rendered 89% (99%), matteop 93%
 (99%), byler 84% (87%). But it errs on other dice than the head, so spike.match_all asks it
-only whether it agrees with the head about a die the head is unsure of.
+only about dice the head is unsure of, and weighs its scores in with the head's.
 
 Its settings were chosen on the pip sets by how often it alone picks the right face:
 BODY_DISC 0.6 / 0.75 / 0.9 gave rendered 85 / 88 / 89%, matteop 93 / 93 / 93%, byler
@@ -95,11 +95,9 @@ def likeness(crops: Sequence[np.ndarray], bank: np.ndarray) -> np.ndarray:
     return scores.reshape(len(bank), 4).max(1)
 
 
-def best_face(crops: Sequence[np.ndarray], bank: np.ndarray, owners: np.ndarray) -> tuple[int, float]:
-    """(the face whose taught marks the die's is most like, by how much more than any other
-    face's): `owners` gives the face of each template in `bank`."""
+def face_scores(crops: Sequence[np.ndarray], bank: np.ndarray, owners: np.ndarray,
+                faces: Sequence[int]) -> np.ndarray:
+    """(len(faces),): for each face, the best correlation of the die's mark with any taught
+    mark of that face (`owners` gives the face of each template in `bank`)."""
     like = likeness(crops, bank)
-    faces = np.unique(owners)
-    best = np.array([like[owners == v].max() for v in faces])
-    order = np.argsort(-best)
-    return int(faces[order[0]]), float(best[order[0]] - best[order[1]]) if len(faces) > 1 else 1.0
+    return np.array([like[owners == v].max() for v in faces], np.float32)

@@ -85,18 +85,20 @@ LOOK_AGAIN_BELOW = 0.8
 # percentile 8.7, and 5% of dice are off by more than 15.
 TURN_ERROR = 10
 HEAD_STEPS, HEAD_RATE, HEAD_L2 = 300, 0.5, 1e-3
-# A die the head gives less than AGREED is shown to the mark matcher (marks.py): when its
-# best face is the head's, ahead of any other face by MARK_MARGIN, the head's probability is
-# raised to AGREED (how near the nearest taught view is still counts, so a die unlike all
-# taught faces stays unsure). AGREED was set beforehand; MARK_MARGIN by the HEAD_SHARPEN
-# rule on pip dice taught as spike dice, the loosest of 0.05 / 0.1 / 0.15 that keeps byler
-# dice read wrong at >= 0.8 under 0.7% with no silent scene: 0.05 gave a silent byler scene
-# (9 wrong at >= 0.8), 0.1 none (5, as without the marks). Against no marks, scenes right at
-# 0.1: rendered pips 79.2 -> 87.5%, matteop 96.6 -> 96.9%, byler 11.2 -> 27.4%; spike-A,
-# read afterwards, 31.7 -> 60.0%, but one scene silent (0 before): a die the head reads
-# wrong at 0.81 was flagged only by an unsure neighbour, which the marks now confirm.
-MARK_MARGIN = 0.1
-AGREED = 0.9
+# A die the head gives less than SECOND_OPINION_BELOW is judged again with the mark matcher
+# (marks.py): its face is the most probable of the head's sharpened logits plus MARK_WEIGHT
+# times each face's mark correlation (how near the nearest taught view is still counts, so
+# a die unlike all taught faces stays unsure). SECOND_OPINION_BELOW was set beforehand;
+# MARK_WEIGHT by the HEAD_SHARPEN rule on pip dice taught as spike dice, the largest of
+# 2.5 / 5 / 6 / 7.5 / 10 that keeps byler dice read wrong at >= 0.8 under 0.7% with no
+# silent scene: 10 let 14 of 1458 through and a silent byler scene, 7.5 10 (5 without the
+# marks). Scenes right against no marks: rendered pips 79.2 -> 87.5%, matteop 96.6 -> 97.3%,
+# byler 11.2 -> 31.0%; spike-A, read afterwards, 31.7 -> 68.3%, none silent; dice right
+# byler 86.9 -> 89.9%, spike-A 96.9 -> 98.0%. (Using the marks only to confirm the head's
+# face, raised to 0.9 when they agree by a lead of 0.1, gave 87.5 / 96.9 / 27.4% and spike-A
+# 60.0%, with one spike-A scene silent.)
+SECOND_OPINION_BELOW = 0.9
+MARK_WEIGHT = 7.5
 
 class SpikeProfileError(ValueError):
     """The profile file is missing, damaged, or not a spike profile."""
@@ -248,7 +250,7 @@ def match_all(frame: np.ndarray, dice: Sequence[Candidate], profile: SpikeProfil
     """(face, confidence 0..1) for each die: the profile's head, all dice in one forward.
     A die read under LOOK_AGAIN_BELOW is read again with its crops in the other three
     quarter turns, and all twelve embeddings averaged. A die the head is still unsure of
-    is made surer (AGREED) when the mark matcher agrees with it clearly (MARK_MARGIN)."""
+    (SECOND_OPINION_BELOW) is judged again with the mark matcher's scores added in."""
     if not profile.taught:
         raise SpikeProfileError("the spike profile has no taught faces")
     if not dice:
@@ -261,12 +263,25 @@ def match_all(frame: np.ndarray, dice: Sequence[Candidate], profile: SpikeProfil
         turned = [np.rot90(p, k) for i in again for k in (1, 2, 3) for p in pictures[i]]
         sums[again] += embed(turned).reshape(len(again), 3 * len(READ_SCALES), -1).sum(1)
         faces[again], probs[again], near[again] = _judge(sums[again], profile)
-    for i in range(len(dice)):
-        if probs[i] < AGREED and near[i] > 0:
-            face, lead = marks.best_face(pictures[i], *profile._marks)
-            if face == faces[i] and lead >= MARK_MARGIN:
-                probs[i] = AGREED
+    unsure = [i for i in range(len(dice)) if probs[i] < SECOND_OPINION_BELOW and near[i] > 0]
+    if unsure:
+        bank, owners = profile._marks
+        scores = np.stack([marks.face_scores(pictures[i], bank, owners, profile.taught) for i in unsure])
+        faces[unsure], probs[unsure] = _decide(_logits(sums[unsure], profile) + MARK_WEIGHT * scores, profile)
     return [(int(f), float(p * c)) for f, p, c in zip(faces, probs, near)]
+
+
+def _logits(sums: np.ndarray, profile: SpikeProfile) -> np.ndarray:
+    """The head's sharpened logits for summed embeddings."""
+    w, b = profile._head
+    mean = sums / (np.linalg.norm(sums, axis=1, keepdims=True) + 1e-9)
+    return (_dot(mean, w) + b) * HEAD_SHARPEN
+
+
+def _decide(logits: np.ndarray, profile: SpikeProfile) -> tuple[np.ndarray, np.ndarray]:
+    """(faces, probabilities): the most probable taught face of each row of logits."""
+    probs = networks.softmax(logits)
+    return np.array(profile.taught)[probs.argmax(1)], probs.max(1)
 
 
 def _judge(sums: np.ndarray, profile: SpikeProfile) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -274,12 +289,10 @@ def _judge(sums: np.ndarray, profile: SpikeProfile) -> tuple[np.ndarray, np.ndar
     its probability, and how near the nearest taught view is (closeness); a die's
     confidence is the product."""
     bank, _ = profile._bank
-    w, b = profile._head
     mean = sums / (np.linalg.norm(sums, axis=1, keepdims=True) + 1e-9)
     nearest = _dot(mean, bank).max(1)
-    probs = networks.softmax((_dot(mean, w) + b) * HEAD_SHARPEN)
-    faces = np.array(profile.taught)[probs.argmax(1)]
-    return faces, probs.max(1), np.array([closeness(float(s)) for s in nearest])
+    faces, probs = _decide(_logits(sums, profile), profile)
+    return faces, probs, np.array([closeness(float(s)) for s in nearest])
 
 
 def match(frame: np.ndarray, die: Candidate, profile: SpikeProfile) -> tuple[int, float]:
