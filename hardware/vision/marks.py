@@ -17,7 +17,8 @@ Its settings were chosen on the pip sets by how often it alone picks the right f
 BODY_DISC 0.6 / 0.75 / 0.9 gave rendered 85 / 88 / 89%, matteop 93 / 93 / 93%, byler
 80 / 82 / 84% (a mark filling more than half a small disc, a big centre pip say, was taken
 for the die's colour); maps of 24 pixels shifted 3 read as well as 32 shifted 4 (85 / 93
-/ 80% against 85 / 93 / 79%) at half the cost, 16 shifted 2 a little worse.
+/ 81% against 85 / 93 / 80%) at half the cost, 16 shifted 2 a little worse
+(benchmarks/README-vision.md, eighth session).
 """
 
 from __future__ import annotations
