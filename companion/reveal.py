@@ -355,6 +355,12 @@ class VisionReader:
         self._vision = vision
         self._config = vision_config
         self._profile = spike_profile
+        self._empty_table = None
+        if vision_config is not None and vision_config.empty_table:
+            try:  # a hand or the cup over the dice at a read the host forced is then flagged
+                self._empty_table = vision.EmptyTable(vision.load_picture(vision_config.empty_table), vision_config.roi)
+            except vision.UnreadableFrame as exc:
+                log.warning("the empty-table picture: %s; reading without it", exc)
         if spike_profile is None and vision_config is not None and vision_config.spike_profile:
             try:
                 self._profile = vision.SpikeProfile.load(vision_config.spike_profile)
@@ -367,6 +373,7 @@ class VisionReader:
         reading = self._vision.read_dice(
             frame, kind, profile=self._profile if kind == "spike" else None,
             roi=getattr(self._config, "roi", None), min_confidence=getattr(self._config, "min_confidence", 0.8),
+            empty_table=self._empty_table, occluder_fraction=getattr(self._config, "occluder_fraction", 0.12),
         )
         return Sight(tuple(d.value for d in reading.dice), tuple(tuple(d.box) for d in reading.dice),
                      tuple(float(d.confidence) for d in reading.dice), reading.flagged, reading.reason)

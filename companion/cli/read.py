@@ -1,7 +1,8 @@
 """`companion read`: read dice from photos, one JSON line per image.
 
 Every image gets a line, in order; a missing or broken file gives a flagged line with
-a reason and the rest are still read. With --annotate DIR each photo read gets
+a reason and the rest are still read. With an empty-table photo in the config (companion
+calibrate), a photo where something big covers the table is flagged. With --annotate DIR each photo read gets
 DIR/PHOTO.annotated.png (PHOTO-2.annotated.png, ... for a name already used in the run).
 Exit code 0 when every image could be opened (and its copy written), 1 when at least one
 could not, 2 for a bad profile, config or --annotate folder.
@@ -42,7 +43,7 @@ def _settings(args):
 def run(args: argparse.Namespace) -> int:
     import cv2
 
-    from hardware.vision import SpikeProfile, UnreadableFrame, annotate, read_dice
+    from hardware.vision import EmptyTable, SpikeProfile, UnreadableFrame, annotate, read_dice
     from hardware.vision.config import VisionConfigError
     from hardware.vision.pictures import load_picture
     from hardware.vision.reading import Reading
@@ -60,6 +61,13 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, tomllib.TOMLDecodeError, VisionConfigError, SpikeProfileError) as exc:
         print(f"companion read: {exc}", file=sys.stderr)
         return 2
+    empty_table = None
+    if config.empty_table:
+        try:
+            empty_table = EmptyTable(load_picture(config.empty_table), roi)
+        except UnreadableFrame as exc:
+            print(f"companion read: the config's empty-table photo: {exc}; reading without it "
+                  "(a hand or the cup over the dice is then not noticed)", file=sys.stderr)
     out_dir = Path(args.annotate) if args.annotate else None
     if out_dir:
         try:
@@ -73,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
         frame = None
         try:
             frame = load_picture(path)
-            reading = read_dice(frame, dice, profile=profile, roi=roi, min_confidence=config.min_confidence)
+            reading = read_dice(frame, dice, profile=profile, roi=roi, min_confidence=config.min_confidence,
+                                empty_table=empty_table, occluder_fraction=config.occluder_fraction)
         except UnreadableFrame as exc:
             failures += 1
             reading = Reading.unreadable(str(exc))

@@ -2,7 +2,7 @@
 
 Public names (others code against these):
 read_dice, Reading, DieReading, UnreadableFrame, load_picture, annotate, ReadyToRead,
-ReadyState, SpikeProfile, teach_spike, VisionConfig.
+ReadyState, EmptyTable, SpikeProfile, teach_spike, VisionConfig.
 """
 
 from hardware.vision.annotate import annotate
@@ -10,11 +10,11 @@ from hardware.vision.config import VisionConfig, VisionConfigError
 from hardware.vision.pictures import load_picture
 from hardware.vision.reader import read_dice, teach_spike
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
-from hardware.vision.ready import ReadyState, ReadyToRead
+from hardware.vision.ready import EmptyTable, ReadyState, ReadyToRead
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
 
 __all__ = [
-    "DieReading", "Reading", "ReadyState", "ReadyToRead", "SpikeProfile", "SpikeProfileError",
+    "DieReading", "EmptyTable", "Reading", "ReadyState", "ReadyToRead", "SpikeProfile", "SpikeProfileError",
     "UnreadableFrame", "VisionConfig", "VisionConfigError", "annotate", "load_picture", "read_dice",
     "teach_spike",
 ]

@@ -15,6 +15,7 @@ from hardware.vision import chance, spike
 from hardware.vision.detect import WORK_SIDE, Candidate, find_candidates
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
+from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
 
 DICE_KINDS = ("pips", "chance", "spike")
@@ -86,8 +87,12 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
 
 def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfile | None = None,
               roi: tuple[int, int, int, int] | None = None, min_confidence: float = 0.80,
+              empty_table: EmptyTable | None = None, occluder_fraction: float = 0.12,
               timings: dict | None = None) -> Reading:
-    """Read every die in the frame. Raises UnreadableFrame for a non-picture."""
+    """Read every die in the frame. Raises UnreadableFrame for a non-picture.
+
+    With the calibrated `empty_table`, a read where one thing unlike the table covers more
+    than `occluder_fraction` of the view (a hand, the cup) is flagged, its dice still read."""
     if dice not in DICE_KINDS:
         raise ValueError(f"dice must be one of {', '.join(DICE_KINDS)}, not {dice!r}")
     if dice == "spike" and (profile is None or not profile.taught):
@@ -101,7 +106,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     readings = tuple(DieReading(values[i], kept[i].box(frame.shape), confidences[i]) for i in order)
     h, w = frame.shape[:2] if roi is None else (roi[3] - roi[1], roi[2] - roi[0])
     untaught = profile.untaught if dice == "spike" else ()
-    reason = _doubt(kept, values, confidences, doubtful, min_confidence, WORK_SIDE / max(h, w), untaught)
+    covered = empty_table.covered(frame) if empty_table is not None else None
+    occluded = covered is not None and covered > occluder_fraction
+    reason = _doubt(kept, values, confidences, doubtful, min_confidence, WORK_SIDE / max(h, w), untaught, occluded)
     if timings is not None:
         timings["value"] = timings.get("value", 0.0) + (t1 - t0) * 1000
         timings["checks"] = timings.get("checks", 0.0) + (time.perf_counter() - t1) * 1000
@@ -143,10 +150,14 @@ def _values(frame, kept, probs, dice, profile):
     return values, confidences
 
 
-def _doubt(kept, values, confidences, doubtful, min_confidence, work_scale, untaught=()) -> str | None:
+def _doubt(kept, values, confidences, doubtful, min_confidence, work_scale, untaught=(), occluded=False) -> str | None:
     """The first reason not to trust this reading, in words a player can act on."""
     if not kept:
         return "no dice found: is the cup still over them, or the table out of view?"
+    if occluded:
+        return ("something big is over the table (a hand, the cup?), so dice under it may be missed: clear "
+                "the view and read again; if the table is clear, the light or the camera has changed since "
+                "the empty-table photo: take it again (companion calibrate --empty-table)")
     if untaught:
         # A die showing a face the profile never saw is read as the nearest taught face,
         # and on spike-A that was sure (>= 0.8) for about half of such dice: the glyphs of

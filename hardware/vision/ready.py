@@ -14,6 +14,7 @@ import enum
 import cv2
 import numpy as np
 
+from hardware.vision.detect import shrink
 from hardware.vision.pictures import load_picture
 from hardware.vision.reading import UnreadableFrame
 
@@ -29,6 +30,7 @@ class ReadyState(enum.Enum):
 
 
 def _small(frame: np.ndarray, roi) -> np.ndarray:
+    """The view shrunk to SMALL_SIDE and in grey: what motion is measured on."""
     if roi is not None:
         x1, y1, x2, y2 = roi
         frame = frame[y1:y2, x1:x2]
@@ -37,6 +39,43 @@ def _small(frame: np.ndarray, roi) -> np.ndarray:
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     small = cv2.resize(gray, (max(1, int(w * s)), max(1, int(h * s))), interpolation=cv2.INTER_AREA)
     return cv2.GaussianBlur(small, (5, 5), 0).astype(np.int16)
+
+
+def _shrunk(frame: np.ndarray, roi) -> np.ndarray:
+    """The view in colour, shrunk to SMALL_SIDE by halvings (detect.shrink: a one-step
+    area resize of a 1280x960 frame took 1.9 ms of a covered() check) and blurred."""
+    if roi is not None:
+        x1, y1, x2, y2 = roi
+        frame = frame[y1:y2, x1:x2]
+    h, w = frame.shape[:2]
+    s = SMALL_SIDE / max(h, w)
+    small = shrink(frame, max(1, int(w * s)), max(1, int(h * s)))
+    return cv2.GaussianBlur(small, (5, 5), 0).astype(np.int16)
+
+
+class EmptyTable:
+    """The calibrated empty-table photo, shrunk once, to tell how much of a frame one big
+    thing that is not the table (a cup, a hand) covers. Dice are small: no set of resting
+    dice covers much of the view, so a large share is an occluder, not dice. Colours are
+    compared, not grey levels: a hand as bright as the tray is still unlike it."""
+
+    def __init__(self, photo: np.ndarray, roi: tuple[int, int, int, int] | None = None):
+        self.roi = roi
+        self._small = _shrunk(_colour(photo), roi)
+
+    def covered(self, frame: np.ndarray) -> float | None:
+        """0..1: the biggest region of the frame unlike the table, as a share of the view;
+        None when the frame is not the size of the photo (another camera mode: no judgement)."""
+        small = _shrunk(_colour(frame), self.roi)
+        if small.shape != self._small.shape:
+            return None
+        diff = (np.abs(small - self._small).max(2) > PIXEL_CHANGE * 1.5).astype(np.uint8)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(diff)
+        return float(stats[1:, cv2.CC_STAT_AREA].max()) / diff.size if n > 1 else 0.0
+
+
+def _colour(frame: np.ndarray) -> np.ndarray:
+    return frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
 
 
 class ReadyToRead:
@@ -49,7 +88,7 @@ class ReadyToRead:
         self.motion_threshold = motion_threshold
         self.occluder_fraction = occluder_fraction
         self.roi = roi
-        self._reference = _small(empty_table, roi) if empty_table is not None else None
+        self._reference = EmptyTable(empty_table, roi) if empty_table is not None else None
         self._previous: np.ndarray | None = None
         self._still_since: float | None = None
         self._read_scene: np.ndarray | None = None  # the scene READY last fired on
@@ -72,13 +111,11 @@ class ReadyToRead:
             return 1.0
         return float((np.abs(a - b) > PIXEL_CHANGE).mean())
 
-    def _occluded(self, small: np.ndarray) -> bool:
-        if self._reference is None or self._reference.shape != small.shape:
+    def _occluded(self, frame: np.ndarray) -> bool:
+        if self._reference is None:
             return False
-        diff = (np.abs(small - self._reference) > PIXEL_CHANGE * 1.5).astype(np.uint8)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(diff)
-        biggest = stats[1:, cv2.CC_STAT_AREA].max() if n > 1 else 0
-        return biggest > self.occluder_fraction * small.size
+        share = self._reference.covered(frame)
+        return share is not None and share > self.occluder_fraction
 
     def feed(self, frame_bgr: np.ndarray, t_seconds: float) -> ReadyState:
         small = _small(frame_bgr, self.roi)
@@ -89,7 +126,7 @@ class ReadyToRead:
             return self.state
         if self._still_since is None:
             self._still_since = t_seconds
-        if self._occluded(small):
+        if self._occluded(frame_bgr):
             self.state = ReadyState.OCCLUDED
         elif t_seconds - self._still_since < self.still_seconds:
             self.state = ReadyState.WAITING
