@@ -103,3 +103,11 @@ def test_only_unsure_dice_are_judged_again_with_their_marks(taught_scene, monkey
             assert face != face0 or conf < conf0
         else:
             assert (face, conf) == (face0, pytest.approx(conf0))
+
+
+def test_a_blank_crop_scores_nothing_rather_than_failing():
+    blank = np.full((32, 32, 3), 128, np.uint8)
+    bank, owners = marks.templates([die("ring"), blank]), np.array([1, 2])
+    assert np.isfinite(bank).all()
+    scores = marks.face_scores([blank, blank], bank, owners, (1, 2))
+    assert np.isfinite(scores).all() and np.abs(scores).max() < 1e-3
