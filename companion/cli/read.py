@@ -2,8 +2,9 @@
 
 Every image gets a line, in order; a missing or broken file gives a flagged line with
 a reason and the rest are still read. With an empty-table photo in the config (companion
-calibrate), a photo where something big covers the table is flagged. With --annotate DIR each photo read gets
-DIR/PHOTO.annotated.png (PHOTO-2.annotated.png, ... for a name already used in the run).
+calibrate), a photo where something big covers the table is flagged. With --annotate DIR
+each photo read gets DIR/PHOTO.annotated.png (PHOTO-2.annotated.png, ... for a name
+already used in the run).
 Exit code 0 when every image could be opened (and its copy written), 1 when at least one
 could not, 2 for a bad profile, config or --annotate folder.
 """

@@ -29,28 +29,29 @@ class ReadyState(enum.Enum):
     READY = "ready"  # the dice have rested long enough: read this frame
 
 
-def _small(frame: np.ndarray, roi) -> np.ndarray:
-    """The view shrunk to SMALL_SIDE and in grey: what motion is measured on."""
+def _view(frame: np.ndarray, roi) -> tuple[np.ndarray, tuple[int, int]]:
+    """(the table region of the frame, the (width, height) it shrinks to: SMALL_SIDE long)."""
     if roi is not None:
         x1, y1, x2, y2 = roi
         frame = frame[y1:y2, x1:x2]
     h, w = frame.shape[:2]
     s = SMALL_SIDE / max(h, w)
+    return frame, (max(1, int(w * s)), max(1, int(h * s)))
+
+
+def _small(frame: np.ndarray, roi) -> np.ndarray:
+    """The view shrunk to SMALL_SIDE and in grey: what motion is measured on."""
+    frame, size = _view(frame, roi)
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-    small = cv2.resize(gray, (max(1, int(w * s)), max(1, int(h * s))), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(gray, size, interpolation=cv2.INTER_AREA)
     return cv2.GaussianBlur(small, (5, 5), 0).astype(np.int16)
 
 
 def _shrunk(frame: np.ndarray, roi) -> np.ndarray:
     """The view in colour, shrunk to SMALL_SIDE by halvings (detect.shrink: a one-step
     area resize of a 1280x960 frame took 1.9 ms of a covered() check) and blurred."""
-    if roi is not None:
-        x1, y1, x2, y2 = roi
-        frame = frame[y1:y2, x1:x2]
-    h, w = frame.shape[:2]
-    s = SMALL_SIDE / max(h, w)
-    small = shrink(frame, max(1, int(w * s)), max(1, int(h * s)))
-    return cv2.GaussianBlur(small, (5, 5), 0).astype(np.int16)
+    frame, size = _view(frame, roi)
+    return cv2.GaussianBlur(shrink(frame, *size), (5, 5), 0).astype(np.int16)
 
 
 class EmptyTable:

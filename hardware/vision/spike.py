@@ -17,8 +17,8 @@ Confidence is that probability times how close the nearest taught view is, so a 
 unlike anything taught (a die from another set, a smudge) tends to read unsure. A face of
 the same set that was never taught is not reliably unsure (its glyphs look alike to the
 embedding), so the reader flags every read while the profile lacks a face. A die the head
-is unsure of gets a second opinion from its mark's outline (marks.py), which can make it
-surer but never changes its face.
+is unsure of is judged again with a second opinion, its mark's outline (marks.py), weighed
+in with the head's logits: it can make the die surer or less sure, or change its face.
 """
 
 from __future__ import annotations
@@ -99,6 +99,7 @@ HEAD_STEPS, HEAD_RATE, HEAD_L2 = 300, 0.5, 1e-3
 # 60.0%, with one spike-A scene silent.)
 SECOND_OPINION_BELOW = 0.9
 MARK_WEIGHT = 7.5
+
 
 class SpikeProfileError(ValueError):
     """The profile file is missing, damaged, or not a spike profile."""
@@ -267,14 +268,18 @@ def match_all(frame: np.ndarray, dice: Sequence[Candidate], profile: SpikeProfil
     if unsure:
         bank, owners = profile._marks
         scores = np.stack([marks.face_scores(pictures[i], bank, owners, profile.taught) for i in unsure])
-        faces[unsure], probs[unsure] = _decide(_logits(sums[unsure], profile) + MARK_WEIGHT * scores, profile)
+        faces[unsure], probs[unsure] = _decide(_logits(_unit(sums[unsure]), profile) + MARK_WEIGHT * scores, profile)
     return [(int(f), float(p * c)) for f, p, c in zip(faces, probs, near)]
 
 
-def _logits(sums: np.ndarray, profile: SpikeProfile) -> np.ndarray:
-    """The head's sharpened logits for summed embeddings."""
+def _unit(sums: np.ndarray) -> np.ndarray:
+    """Summed embeddings as unit vectors (their mean direction)."""
+    return sums / (np.linalg.norm(sums, axis=1, keepdims=True) + 1e-9)
+
+
+def _logits(mean: np.ndarray, profile: SpikeProfile) -> np.ndarray:
+    """The head's sharpened logits for unit embeddings."""
     w, b = profile._head
-    mean = sums / (np.linalg.norm(sums, axis=1, keepdims=True) + 1e-9)
     return (_dot(mean, w) + b) * HEAD_SHARPEN
 
 
@@ -289,9 +294,9 @@ def _judge(sums: np.ndarray, profile: SpikeProfile) -> tuple[np.ndarray, np.ndar
     its probability, and how near the nearest taught view is (closeness); a die's
     confidence is the product."""
     bank, _ = profile._bank
-    mean = sums / (np.linalg.norm(sums, axis=1, keepdims=True) + 1e-9)
+    mean = _unit(sums)
     nearest = _dot(mean, bank).max(1)
-    faces, probs = _decide(_logits(sums, profile), profile)
+    faces, probs = _decide(_logits(mean, profile), profile)
     return faces, probs, np.array([closeness(float(s)) for s in nearest])
 
 
