@@ -14,7 +14,9 @@ reopened every few seconds until it is back.
 
 from __future__ import annotations
 
+import functools
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -346,6 +348,34 @@ class RevealDesk:
 
 
 
+def empty_table_of(vision_config) -> Any:
+    """The config's empty-table photo as a vision EmptyTable, or None when it is unset or
+    unreadable (said in the log). Made once per photo file and table region: the reader and
+    the ready-to-read watcher share it (it is only read from, so threads may share it)."""
+    if vision_config is None or not vision_config.empty_table:
+        return None
+    path = str(vision_config.empty_table)
+    try:
+        stat = os.stat(path)
+        stamp = (stat.st_mtime_ns, stat.st_size)  # a photo taken again is loaded again
+    except OSError:
+        stamp = None
+    roi = tuple(vision_config.roi) if vision_config.roi is not None else None
+    return _empty_table(path, stamp, roi)
+
+
+@functools.lru_cache(maxsize=4)
+def _empty_table(path: str, stamp: tuple[int, int] | None, roi: tuple[int, int, int, int] | None) -> Any:
+    from hardware import vision
+
+    try:
+        return vision.EmptyTable(vision.load_picture(path), roi)
+    except vision.UnreadableFrame as exc:
+        log.warning("the empty-table picture: %s; going without it (a hand or the cup over the dice "
+                    "will not be noticed)", exc)
+        return None
+
+
 class VisionReader:
     """hardware.vision behind the DiceReader interface (imported here, never at module import)."""
 
@@ -355,12 +385,8 @@ class VisionReader:
         self._vision = vision
         self._config = vision_config
         self._profile = spike_profile
-        self._empty_table = None
-        if vision_config is not None and vision_config.empty_table:
-            try:  # a hand or the cup over the dice at a read the host forced is then flagged
-                self._empty_table = vision.EmptyTable(vision.load_picture(vision_config.empty_table), vision_config.roi)
-            except vision.UnreadableFrame as exc:
-                log.warning("the empty-table picture: %s; reading without it", exc)
+        # a hand or the cup over the dice at a read the host forced is then flagged
+        self._empty_table = empty_table_of(vision_config)
         if spike_profile is None and vision_config is not None and vision_config.spike_profile:
             try:
                 self._profile = vision.SpikeProfile.load(vision_config.spike_profile)
@@ -382,12 +408,7 @@ class VisionReader:
     def ready_factory(vision_config) -> Callable[[], ReadySignal]:
         from hardware import vision
 
-        empty = None
-        if vision_config is not None and vision_config.empty_table:
-            try:
-                empty = vision.load_picture(vision_config.empty_table)
-            except vision.UnreadableFrame as exc:
-                log.warning("the empty-table picture: %s; going without it", exc)
+        empty = empty_table_of(vision_config)
 
         def make() -> ReadySignal:
             if vision_config is None:

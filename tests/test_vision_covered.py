@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,7 +13,7 @@ import pytest
 
 from companion.cli import read as read_cli
 from companion.reveal import VisionReader
-from hardware.vision import EmptyTable, VisionConfig, read_dice
+from hardware.vision import EmptyTable, ReadyToRead, VisionConfig, read_dice
 
 FIXTURES = Path(__file__).parent / "fixtures" / "byler"
 PHOTO = "IMG_20191208_111228.jpg"
@@ -86,3 +87,26 @@ def test_an_unreadable_empty_table_photo_is_reported_and_the_photos_still_read(t
     out = capsys.readouterr()
     assert "empty-table photo" in out.err and "gone.png" in out.err
     assert json.loads(out.out)["dice"]
+
+
+def test_the_reader_and_the_ready_watcher_share_one_empty_table(table, tmp_path, caplog):
+    frame, empty, boxes = table
+    photo = tmp_path / "empty.png"
+    cv2.imwrite(str(photo), empty)
+    config = VisionConfig(empty_table=str(photo), roi=(0, 0, frame.shape[1], frame.shape[0]))
+    reader = VisionReader(config)
+    watcher = VisionReader.ready_factory(config)()
+    assert reader._empty_table is not None and watcher._reference is reader._empty_table  # loaded once
+    before = photo.stat().st_mtime_ns
+    cv2.imwrite(str(photo), cv2.flip(empty, 1))  # the photo taken again (a second later) is loaded again
+    os.utime(photo, ns=(before + 10**9, before + 10**9))
+    assert VisionReader(config)._empty_table is not reader._empty_table
+
+    with pytest.raises(ValueError, match="table region"):
+        ReadyToRead(empty_table=reader._empty_table, roi=(0, 0, 10, 10))
+
+    gone = VisionConfig(empty_table=str(tmp_path / "gone.png"))
+    with caplog.at_level("WARNING", logger="companion.reveal"):
+        assert VisionReader(gone)._empty_table is None
+        VisionReader.ready_factory(gone)()
+    assert sum("gone.png" in r.getMessage() for r in caplog.records) == 1  # said once, not per user
