@@ -86,16 +86,16 @@ class ReadyToRead:
                  occluder_fraction: float = 0.12, empty_table: np.ndarray | EmptyTable | None = None,
                  roi: tuple[int, int, int, int] | None = None):
         """`empty_table`: the empty-table photo, or an EmptyTable already made of it (for the same `roi`)."""
-        if isinstance(empty_table, EmptyTable) and empty_table.roi != roi:
-            raise ValueError(f"the empty-table reference was made for the table region {empty_table.roi}, not {roi}")
+        if isinstance(empty_table, EmptyTable):
+            if empty_table.roi != roi:
+                raise ValueError(f"the empty-table reference was made for the table region {empty_table.roi}, not {roi}")
+            self._reference: EmptyTable | None = empty_table
+        else:
+            self._reference = EmptyTable(empty_table, roi) if empty_table is not None else None
         self.still_seconds = still_seconds
         self.motion_threshold = motion_threshold
         self.occluder_fraction = occluder_fraction
         self.roi = roi
-        if empty_table is None or isinstance(empty_table, EmptyTable):
-            self._reference = empty_table
-        else:
-            self._reference = EmptyTable(empty_table, roi)
         self._previous: np.ndarray | None = None
         self._still_since: float | None = None
         self._read_scene: np.ndarray | None = None  # the scene READY last fired on
