@@ -115,11 +115,20 @@ class _Ask:
 
     def __init__(self) -> None:
         self.done = threading.Event()
-        self.result = ""
+        self.result: Any = ""
 
-    def answer(self, result: str) -> None:
+    def answer(self, result: Any) -> None:
         self.result = result
         self.done.set()
+
+
+class CameraJobFailed(Exception):
+    """A job given to the camera thread could not run; the message says why, for the host."""
+
+
+#: A job run on the camera thread with the frame taken for it (None: no camera) and the
+#: dice reader (None when it cannot load). What it returns or raises goes back to the asker.
+CameraJob = Callable[[Any, Any], Any]
 
 
 class RevealDesk:
@@ -152,6 +161,9 @@ class RevealDesk:
         self._fresh_scene: np.ndarray | None = None
         self._occluded_since: float | None = None
         self._occlusion_told = False
+        self._jobs: list[tuple[CameraJob, _Ask]] = []
+        self._new_parts: tuple[Callable[[], DiceReader | None], Callable[[], ReadySignal] | None] | None = None
+        self._latest: tuple[np.ndarray, float] | None = None  # the last frame and when it came
         self.readings = 0  # offered readings (benchmarks, tests)
 
     # --- life cycle -------------------------------------------------------------------
@@ -168,8 +180,11 @@ class RevealDesk:
         self._close_camera()
         with self._lock:
             asks, self._asks = self._asks, []
+            jobs, self._jobs = self._jobs, []
         for ask in asks:
             ask.answer("the table is shutting down")
+        for _, ask in jobs:
+            ask.answer(CameraJobFailed("the table is shutting down"))
 
     # --- asking for a reading ---------------------------------------------------------
 
@@ -190,6 +205,68 @@ class RevealDesk:
             return f"the camera did not answer in time; {_MANUAL}"
         return ask.result
 
+    # --- the camera page (calibration) -------------------------------------------------
+
+    def latest_frame(self, max_age: float = 3.0) -> np.ndarray | None:
+        """The last frame the camera sent, if it came within `max_age` seconds (read only)."""
+        latest = self._latest
+        if latest is None or self._clock() - latest[1] > max_age:
+            return None
+        return latest[0]
+
+    def on_camera_thread(self, job: CameraJob, timeout: float = 8.0) -> Any:
+        """Run `job(frame, reader)` on the camera thread, with a frame taken after this call,
+        between reads (the reader's networks are not shared across threads). Returns what
+        the job returns; raises what it raises, or CameraJobFailed when it cannot run."""
+        if self._stop.is_set():
+            raise CameraJobFailed("the table is shutting down")
+        ask = _Ask()
+        with self._lock:
+            self._jobs.append((job, ask))
+        self._wake.set()
+        if not ask.done.wait(timeout):
+            with self._lock:
+                if (job, ask) in self._jobs:
+                    self._jobs.remove((job, ask))
+            raise CameraJobFailed("the camera did not answer in time")
+        if isinstance(ask.result, BaseException):
+            raise ask.result
+        return ask.result
+
+    def reconfigure(self, make_reader: Callable[[], DiceReader | None],
+                    ready: Callable[[], ReadySignal] | None) -> None:
+        """Use new reader and ready-to-read factories (a new table region or empty-table
+        photo): the camera thread builds them before its next frame."""
+        with self._lock:
+            self._new_parts = (make_reader, ready)
+        self._wake.set()
+
+    def _take_jobs(self) -> list[tuple[CameraJob, _Ask]]:
+        with self._lock:
+            jobs, self._jobs = self._jobs, []
+        return jobs
+
+    def _run_jobs(self, jobs: list[tuple[CameraJob, _Ask]], frame: np.ndarray | None) -> None:
+        for job, ask in jobs:
+            try:
+                ask.answer(job(frame, self._reader))
+            except Exception as exc:  # the job's own refusal, or a bug: the asker hears of it
+                ask.answer(exc)
+
+    def _apply_new_parts(self) -> None:
+        with self._lock:
+            parts, self._new_parts = self._new_parts, None
+        if parts is None:
+            return
+        self._make_reader, self._make_ready = parts
+        self._ready, self._fresh_scene = None, None
+        self._occluded_since = None
+        if self._occlusion_told:
+            self._occlusion_told = False
+            self.table.set_device_status("camera", "ok", "")
+        self._load_reader()
+        log.info("the dice reader was set up again (new calibration)")
+
     # --- the loop ---------------------------------------------------------------------
 
     def _run(self) -> None:
@@ -207,13 +284,16 @@ class RevealDesk:
 
     def _step(self) -> float:
         """One turn of the loop; returns how long to pause before the next."""
+        self._apply_new_parts()
         asked = self._take_asks()  # before the frame: "read now" means a picture taken after the press
+        jobs = self._take_jobs()
         request = self.table.expected_dice()
         if self._camera is None:
             self._try_open()
         if self._camera is None:
             for ask in asked:
                 ask.answer(self._no_camera_reason(request))
+            self._run_jobs(jobs, None)
             return self._idle_interval if not self._camera_wanted else min(self._retry_seconds, 1.0)
         try:
             frame = self._camera.read()
@@ -224,7 +304,10 @@ class RevealDesk:
             self._next_open = self._clock() + self._retry_seconds
             for ask in asked:
                 ask.answer(f"the camera is not available; {_MANUAL}")
+            self._run_jobs(jobs, None)
             return 0.2
+        self._latest = (frame, self._clock())
+        self._run_jobs(jobs, frame)
         signal = self._feed(frame)
         self._note_occlusion(signal, request)
         if asked or (signal == "ready" and request is not None) or (request is not None and self._fresh_scene is not None):
@@ -265,7 +348,7 @@ class RevealDesk:
                     "camera", "covered",
                     f"something has covered the table for {now - self._occluded_since:.0f} s: lift the cup or "
                     "move the hand. If the table is clear, the camera may have moved since the empty-table "
-                    f"photo: take it again (companion calibrate --empty-table), or press reveal to read now")
+                    f"photo: take it again (host panel, Camera set-up), or press reveal to read now")
             return
         self._occluded_since = None
         if self._occlusion_told:
@@ -335,6 +418,7 @@ class RevealDesk:
 
     def _close_camera(self) -> None:
         camera, self._camera = self._camera, None
+        self._latest = None  # a camera that is gone has no picture of the table now
         if camera is not None:
             try:
                 camera.close()
