@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
+from companion.calibration import CalibrationStore, CameraSetup
 from companion.config import Config, HostCredentials, host_credentials
 from companion.reveal import DiceReader, RevealDesk, SettledScene, VisionReader
 from companion.rules import BadRecord, IllegalAction, UnknownGame
@@ -58,6 +59,7 @@ class TableService:
         self.store: SqliteStore | None = None
         self.credentials: HostCredentials | None = None
         self.desk: RevealDesk | None = None
+        self.camera_setup: CameraSetup | None = None
         self.buttons = None
         self.lights = None
         self.app = None
@@ -66,6 +68,7 @@ class TableService:
         self._stopping = threading.Event()
         self._lock_file = None
         self._before_reveal: Callable[[], None] = lambda: None
+        self._demo_camera = None
         self._owns_factory = False
 
     # --- start ------------------------------------------------------------------------
@@ -79,7 +82,13 @@ class TableService:
             self._resume()
             self.credentials = host_credentials(self.data_dir, self.config.host.pin)
             self._open_gpio()
+            self.camera_setup = CameraSetup(CalibrationStore(self.data_dir), self.config.vision, read_only=(
+                "the demo's photos come from several cameras, so no one region or empty-table photo fits "
+                "them: on a real table this page sets both" if self.demo else None))
+            if self.camera_setup.problem:
+                self.table.set_device_status("calibration", "warning", self.camera_setup.problem)
             self.desk = self._build_desk()
+            self.camera_setup.connect(self.desk, self._recalibrated)
             self.app = self._build_app()
             self._server = self._build_server()
         except BaseException:
@@ -134,23 +143,35 @@ class TableService:
         self.table.set_device_status("buttons", status, "virtual buttons on mock pins" if self.demo else "")
 
     def _build_desk(self) -> RevealDesk:
-        opener, make_reader, ready = self._open_camera, self._make_reader, self._ready
+        opener = self._open_camera
         if self.demo:
             from companion.demo_photos import DemoCamera
 
             camera = DemoCamera(self.table)
+            self._demo_camera = camera
             self._before_reveal = camera.lift_cup
             opener = opener or (lambda: camera)
-            make_reader = make_reader or (lambda: demo_reader(camera, self.config.vision, self.table))
         if opener is None:
             from hardware.camera import open_camera
 
             opener = lambda: open_camera(self.config.camera)  # noqa: E731
-        if make_reader is None:
-            make_reader = lambda: VisionReader(self.config.vision)  # noqa: E731
-        if ready is None:
-            ready = vision_ready(self.config.vision)
-        return RevealDesk(self.table, opener, make_reader, ready=ready)
+        vision = self.camera_setup.vision
+        return RevealDesk(self.table, opener, self._reader_for(vision), ready=self._ready_for(vision))
+
+    def _reader_for(self, vision) -> Callable[[], DiceReader | None]:
+        if self._make_reader is not None:
+            return self._make_reader
+        if self.demo:
+            return lambda: demo_reader(self._demo_camera, vision, self.table)
+        return lambda: VisionReader(vision)
+
+    def _ready_for(self, vision) -> Callable[[], Any]:
+        return self._ready if self._ready is not None else vision_ready(vision)
+
+    def _recalibrated(self, vision) -> None:
+        """The host changed the calibration: the desk builds its reader and watcher anew."""
+        self.desk.reconfigure(self._reader_for(vision), self._ready_for(vision))
+        self.table.set_device_status("calibration", "ok", "")
 
     def _build_app(self):
         from web import create_app
@@ -165,7 +186,7 @@ class TableService:
             settings["slate_url"] = web.public_url
         if web.sse_max_seconds is not None:
             settings["sse_max_seconds"] = web.sse_max_seconds
-        return create_app(self.table, settings, on_reveal=self.reveal_now)
+        return create_app(self.table, settings, on_reveal=self.reveal_now, camera=self.camera_setup)
 
     def _build_server(self):
         from waitress import create_server

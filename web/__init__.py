@@ -17,7 +17,7 @@ from web.slate import StreamCount
 
 
 def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
-               on_reveal: Callable[[], str] | None = None) -> Flask:
+               on_reveal: Callable[[], str] | None = None, camera: Any = None) -> Flask:
     """The web app for `table`.
 
     `settings` keys: host_pin (the host panel is closed without one), secret_key
@@ -25,7 +25,8 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
     default from the request), title (the table's name), pin_delay (fixed seconds of
     slow-down after wrong PINs; default grows 1, 2, 4 ... capped), sse_max_seconds
     and sse_heartbeat (tests). `on_reveal` reads the dice now and returns a short
-    status; None means no camera (manual entry only).
+    status; None means no camera (manual entry only). `camera` is the host panel's camera
+    page (companion.calibration.CameraSetup); None leaves the page out.
     """
     settings = dict(settings or {})
     app = Flask(__name__)
@@ -41,17 +42,19 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
         "table": table,
         "settings": settings,
         "on_reveal": on_reveal,
+        "camera": camera,
         "guard": PinGuard(settings.get("host_pin"), settings.get("pin_delay")),
         "streams": StreamCount(),
     }
 
-    from web import api, errors, history, host, slate
+    from web import api, camera as camera_page, errors, history, host, slate
 
     errors.init_app(app)
     app.register_blueprint(slate.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(host.bp)
     app.register_blueprint(history.bp)
+    app.register_blueprint(camera_page.bp)
 
     @app.context_processor
     def table_title() -> dict[str, Any]:

@@ -15,7 +15,7 @@ log = logging.getLogger("web")
 
 def wants_json() -> bool:
     """Fetch calls and API clients get JSON; a browser following a form gets a page."""
-    if request.path.startswith("/api/") or request.path == "/host/state" or request.is_json:
+    if request.path.startswith("/api/") or request.path in ("/host/state", "/host/camera/state") or request.is_json:
         return True
     if request.headers.get("X-CSRF-Token") or request.headers.get("X-Requested-With"):
         return True

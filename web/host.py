@@ -59,7 +59,8 @@ def panel():
     if not is_host():
         return render_template("login.html", csrf=csrf_token(), error=None)
     return render_template("host.html", csrf=csrf_token(), games=actions.game_catalogue(),
-                           camera=companion()["on_reveal"] is not None, buttons=BUTTONS)
+                           camera=companion()["on_reveal"] is not None, buttons=BUTTONS,
+                           camera_page=companion()["camera"] is not None)
 
 
 @bp.post("/login")

@@ -1,0 +1,299 @@
+"""The camera's calibration set on the host panel: the table region and the empty-table photo.
+
+The config file's [vision] section belongs to whoever installed the table (on the Pi it is
+root's, and the service may not write /etc). What the host sets on the panel's camera page
+is kept in the data directory instead: `calibration.json`, and the photo
+`empty-table-<when>.png` beside it. Where it sets the table region or the photo, it takes precedence over the config
+file; "forget" goes back to the config file's values. Both files are written whole and
+renamed into place, so a power cut leaves the old calibration or the new, never half.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import cv2
+import numpy as np
+
+from hardware.files import replace_file
+
+log = logging.getLogger("companion.calibration")
+
+CALIBRATION_FILE = "calibration.json"
+EMPTY_TABLE_PREFIX = "empty-table-"
+#: The smallest table region, in camera pixels each way: a die must fit in it several times.
+MIN_REGION = 32
+#: The picture the camera page shows is at most this wide (the camera's own pixels are kept
+#: for the region: the page converts).
+VIEW_WIDTH = 1280
+
+
+class CalibrationError(ValueError):
+    """The host's calibration cannot be taken; the message says why and what to do.
+    `status`: the HTTP status the panel answers with (409: not now; 400 and 422: bad input)."""
+
+    def __init__(self, message: str, status: int = 409):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """What the host set: None means "as the config file says"."""
+
+    roi: tuple[int, int, int, int] | None = None
+    empty_table: str | None = None  # a file name in the data directory
+
+    def to_json(self) -> dict[str, Any]:
+        return {"roi": list(self.roi) if self.roi else None, "empty_table": self.empty_table}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Calibration":
+        if not isinstance(data, dict):
+            raise CalibrationError("not a JSON object")
+        roi = data.get("roi")
+        photo = data.get("empty_table")
+        if roi is not None:
+            roi = _four_ints(roi, "roi")
+        if photo is not None and (not isinstance(photo, str) or Path(photo).name != photo or not photo):
+            raise CalibrationError(f"empty_table must be a file name in the data directory, not {photo!r}")
+        return cls(roi, photo)
+
+
+def _four_ints(value: Any, name: str) -> tuple[int, int, int, int]:
+    if not (isinstance(value, (list, tuple)) and len(value) == 4):
+        raise CalibrationError(f"{name} must be four numbers x1, y1, x2, y2", 400)
+    out = []
+    for v in value:
+        if isinstance(v, bool):
+            raise CalibrationError(f"{name} must be four numbers x1, y1, x2, y2", 400)
+        try:
+            number = float(v)
+        except (TypeError, ValueError):
+            raise CalibrationError(f"{name} must be four numbers x1, y1, x2, y2, not {v!r}", 400) from None
+        if not np.isfinite(number):
+            raise CalibrationError(f"{name} must be four finite numbers", 400)
+        out.append(int(round(number)))
+    return out[0], out[1], out[2], out[3]
+
+
+def check_region(roi: Any, width: int, height: int) -> tuple[int, int, int, int]:
+    """The region as four whole camera pixels, inside a width x height picture and large
+    enough to hold dice; CalibrationError (saying which) otherwise."""
+    x1, y1, x2, y2 = _four_ints(roi, "the table region")
+    if x1 < 0 or y1 < 0 or x2 > width or y2 > height:
+        raise CalibrationError(f"the table region {x1},{y1},{x2},{y2} reaches outside the camera's "
+                               f"{width}x{height} picture", 422)
+    if x2 - x1 < MIN_REGION or y2 - y1 < MIN_REGION:
+        raise CalibrationError(f"the table region {x1},{y1},{x2},{y2} is too small: at least "
+                               f"{MIN_REGION} camera pixels each way", 422)
+    return x1, y1, x2, y2
+
+
+class CalibrationStore:
+    """calibration.json and the empty-table photo in the data directory."""
+
+    def __init__(self, data_dir: Path):
+        self.data_dir = Path(data_dir)
+        self.path = self.data_dir / CALIBRATION_FILE
+        self.problem: str | None = None  # why the saved calibration could not be used
+
+    def load(self) -> Calibration:
+        """The saved calibration; none saved is the empty one. A file that cannot be used is
+        moved aside (never overwritten later), said in the log and kept in `problem`."""
+        self.problem = None
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return Calibration()
+        except OSError as exc:
+            self.problem = f"cannot read {self.path}: {exc.strerror or exc}"
+            log.error("the camera calibration: %s; using the config file's", self.problem)
+            return Calibration()
+        try:
+            calibration = Calibration.from_json(json.loads(text))
+        except (ValueError, CalibrationError) as exc:
+            aside = self.path.with_name(f"{CALIBRATION_FILE}.bad-{time.strftime('%Y%m%d-%H%M%S')}")
+            try:
+                self.path.rename(aside)
+                where = f"moved to {aside.name}"
+            except OSError:
+                where = "left in place"
+            self.problem = f"{self.path.name} could not be used ({exc}); {where}"
+            log.error("the camera calibration: %s; using the config file's", self.problem)
+            return Calibration()
+        if calibration.empty_table and not (self.data_dir / calibration.empty_table).is_file():
+            self.problem = f"the empty-table photo {calibration.empty_table} is missing; take it again"
+            log.warning("the camera calibration: %s", self.problem)
+            calibration = dataclasses.replace(calibration, empty_table=None)
+        return calibration
+
+    def save(self, calibration: Calibration) -> None:
+        replace_file(self.path, (json.dumps(calibration.to_json(), indent=2) + "\n").encode())
+        self.problem = None
+
+    def save_photo(self, frame: np.ndarray) -> str:
+        """Write an empty-table photo (lossless) under a new name and return the name: the
+        photo in use stays until the calibration naming the new one is saved."""
+        ok, data = cv2.imencode(".png", frame)
+        if not ok:
+            raise CalibrationError("the camera's picture could not be saved as a photo")
+        name = f"{EMPTY_TABLE_PREFIX}{time.strftime('%Y%m%d-%H%M%S')}-{time.monotonic_ns() % 1000000:06d}.png"
+        replace_file(self.data_dir / name, data.tobytes())
+        return name
+
+    def remove_photo(self, name: str | None) -> None:
+        """Delete a photo of ours that no calibration names any more."""
+        if name and name.startswith(EMPTY_TABLE_PREFIX):
+            try:
+                (self.data_dir / name).unlink()
+            except OSError as exc:
+                log.warning("could not delete the old empty-table photo %s: %s", name, exc)
+
+
+def applied(vision: Any, calibration: Calibration, data_dir: Path) -> Any:
+    """The [vision] settings with the host's calibration on top."""
+    changes: dict[str, Any] = {}
+    if calibration.roi is not None:
+        changes["roi"] = calibration.roi
+    if calibration.empty_table is not None:
+        changes["empty_table"] = str(Path(data_dir) / calibration.empty_table)
+    return dataclasses.replace(vision, **changes) if changes else vision
+
+
+class CameraSetup:
+    """What the host panel's camera page does: show what the camera sees, set the table
+    region, take the empty-table photo, forget both. The service makes one before its reveal
+    desk (whose reader needs `vision`), then connects them.
+    """
+
+    def __init__(self, store: CalibrationStore, base_vision: Any, *, read_only: str | None = None):
+        """`read_only`: why nothing may be set here (the demo), shown on the page."""
+        self._store = store
+        self.read_only = read_only
+        self._base = base_vision
+        self._desk: Any = None
+        self._rebuild: Callable[[Any], None] = lambda vision: None
+        self._lock = threading.Lock()
+        self._calibration = store.load()
+        #: The [vision] settings in force: the config file's with the host's calibration on top.
+        self.vision = applied(base_vision, self._calibration, store.data_dir)
+
+    def connect(self, desk: Any, rebuild: Callable[[Any], None]) -> None:
+        """The reveal desk whose pictures the page shows, and what sets it up for new settings."""
+        self._desk, self._rebuild = desk, rebuild
+
+    @property
+    def problem(self) -> str | None:
+        """Why the saved calibration could not be used (None: no problem)."""
+        return self._store.problem
+
+    # --- what the page shows ------------------------------------------------------------
+
+    def picture(self) -> tuple[bytes, int, int] | None:
+        """The camera's latest picture as a JPEG at most VIEW_WIDTH wide, and the camera's
+        own width and height (the region is set in those); None without a recent picture."""
+        frame = self._desk.latest_frame()
+        if frame is None:
+            return None
+        height, width = frame.shape[:2]
+        if width > VIEW_WIDTH:
+            frame = cv2.resize(frame, (VIEW_WIDTH, round(height * VIEW_WIDTH / width)), interpolation=cv2.INTER_AREA)
+        ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        if not ok:
+            return None
+        return data.tobytes(), width, height
+
+    def describe(self) -> dict[str, Any]:
+        frame = self._desk.latest_frame()
+        with self._lock:
+            calibration, vision = self._calibration, self.vision
+        return {
+            "picture": None if frame is None else {"width": int(frame.shape[1]), "height": int(frame.shape[0])},
+            "roi": list(vision.roi) if vision.roi else None,
+            "roi_from": "panel" if calibration.roi else ("config" if vision.roi else None),
+            "empty_table": bool(vision.empty_table),
+            "empty_table_from": "panel" if calibration.empty_table else ("config" if vision.empty_table else None),
+            "problem": self.problem,
+            "read_only": self.read_only,
+        }
+
+    # --- what the host does -------------------------------------------------------------
+
+    def set_region(self, roi: Any) -> str:
+        """Look only at `roi` (camera pixels), checked against the camera's picture now."""
+        self._check_writable()
+        frame = self._desk.latest_frame()
+        if frame is None:
+            raise CalibrationError("the camera has sent no picture lately: check it is connected, then try again")
+        height, width = frame.shape[:2]
+        region = check_region(roi, width, height)
+        with self._lock:
+            self._change(dataclasses.replace(self._calibration, roi=region))
+        return "table region set to {},{},{},{}".format(*region)
+
+    def take_empty_table(self) -> str:
+        """Take the next picture as the empty-table photo, unless the camera sees dice in it."""
+        from companion.reveal import CameraJobFailed
+
+        self._check_writable()
+        def job(frame, reader):
+            if frame is None:
+                raise CalibrationError("there is no camera picture to take: check the camera is connected")
+            if reader is not None:
+                seen = len(reader.read(frame, "pips").values)
+                if seen:
+                    raise CalibrationError(f"the camera sees {seen} {'die' if seen == 1 else 'dice'} on the table: "
+                                           "clear the tray of dice, cups and hands, then take the photo")
+            return frame.copy()
+
+        try:
+            frame = self._desk.on_camera_thread(job)
+        except CameraJobFailed as exc:
+            raise CalibrationError(str(exc)) from None
+        with self._lock:
+            try:
+                name = self._store.save_photo(frame)
+            except OSError as exc:
+                raise CalibrationError(f"the photo could not be saved: {exc.strerror or exc}") from None
+            old = self._calibration.empty_table
+            try:
+                self._change(dataclasses.replace(self._calibration, empty_table=name))
+            except CalibrationError:
+                self._store.remove_photo(name)
+                raise
+            self._store.remove_photo(old)
+        height, width = frame.shape[:2]
+        return f"empty-table photo taken ({width}x{height})"
+
+    def forget(self) -> str:
+        """Back to the config file's region and photo."""
+        self._check_writable()
+        with self._lock:
+            old = self._calibration.empty_table
+            self._change(Calibration())
+            self._store.remove_photo(old)
+        return "the panel's calibration is forgotten: the config file's settings apply"
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise CalibrationError(self.read_only)
+
+    def _change(self, calibration: Calibration) -> None:
+        """Save, then use (the lock is held). Nothing changes when the save fails."""
+        try:
+            self._store.save(calibration)
+        except OSError as exc:
+            raise CalibrationError(f"the calibration could not be saved: {exc.strerror or exc}") from None
+        self._calibration = calibration
+        self.vision = applied(self._base, calibration, self._store.data_dir)
+        log.info("camera calibration changed: region %s, empty-table photo %s",
+                 self.vision.roi, "set" if self.vision.empty_table else "none")
+        self._rebuild(self.vision)

@@ -1,0 +1,77 @@
+"""The host panel's camera page in headless Chromium: the table region dragged across the
+camera's picture is the region set, in the camera's own pixels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.calibration import CalibrationStore, CameraSetup
+from companion.table import Table
+from hardware.vision import VisionConfig
+from test_browser_slate import ARTIFACTS, Server, browser, log_in  # noqa: F401 (a fixture)
+from web_app import make_app
+
+pytestmark = pytest.mark.browser
+
+WIDTH, HEIGHT = 1600, 1200  # wider than the page's picture: the page scales both ways
+
+
+class StillDesk:
+    """A camera that always shows the same picture; no dice reader."""
+
+    def __init__(self, frame):
+        self.frame = frame
+
+    def latest_frame(self, max_age=3.0):
+        return self.frame
+
+    def on_camera_thread(self, job, timeout=8.0):
+        return job(self.frame, None)
+
+
+@pytest.fixture
+def camera_page(tmp_path):
+    frame = np.full((HEIGHT, WIDTH, 3), (40, 90, 40), np.uint8)
+    frame[300:900, 400:1200] = (60, 140, 60)  # the tray
+    setup = CameraSetup(CalibrationStore(tmp_path), VisionConfig())
+    setup.connect(StillDesk(frame), lambda vision: None)
+    app, _ = make_app(Table())
+    app.extensions["companion"]["camera"] = setup
+    server = Server(app)
+    yield server, setup
+    server.stop()
+
+
+def test_a_region_dragged_on_the_picture_is_set_in_camera_pixels(browser, camera_page):  # noqa: F811
+    server, setup = camera_page
+    page = browser.new_page(viewport={"width": 800, "height": 1000})
+    log_in(page, server.url)
+    page.click("text=Camera set-up")
+    page.wait_for_function("document.getElementById('cam-picture').naturalWidth > 0")
+    page.wait_for_timeout(300)  # the page's first look at the state
+    box = page.locator("#cam-picture").bounding_box()
+    assert box["width"] < WIDTH  # shown smaller than the camera's pixels
+    page.mouse.move(box["x"] + box["width"] * 0.25, box["y"] + box["height"] * 0.25)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5, steps=4)
+    page.mouse.move(box["x"] + box["width"] * 0.75, box["y"] + box["height"] * 0.75, steps=4)
+    page.mouse.up()
+    typed = [int(page.input_value(f"input[name={k}]")) for k in ("x1", "y1", "x2", "y2")]
+    for got, want in zip(typed, (400, 300, 1200, 900)):
+        assert abs(got - want) <= 3, typed
+    page.click("text=Set the table region")
+    page.wait_for_selector("text=table region set to")
+    assert setup.vision.roi == tuple(typed)
+    page.wait_for_selector("#cam-region:not([hidden])")
+    drawn = page.locator("#cam-region").bounding_box()
+    box = page.locator("#cam-picture").bounding_box()
+    assert abs(drawn["x"] - (box["x"] + box["width"] * 0.25)) <= 3
+    assert abs(drawn["width"] - box["width"] * 0.5) <= 4
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "host-camera.png"), full_page=True)
+
+    page.click("text=Take the empty-table photo now")
+    page.wait_for_selector("text=empty-table photo taken (1600x1200)")
+    assert setup.vision.empty_table and setup.describe()["empty_table_from"] == "panel"

@@ -1,0 +1,256 @@
+"""The host panel's camera page: the table region and the empty-table photo, set from the
+camera's own picture, kept in the data directory and used by the reader at once."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import cv2
+import numpy as np
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from companion.calibration import CALIBRATION_FILE, Calibration, CalibrationError, CalibrationStore, check_region
+from companion.config import parse_config
+from companion.reveal import Sight
+from companion.service import TableService
+from test_service import FakeCamera, FakeReader, FakeReady, eventually
+from test_vision_covered import COVERED, table, with_hand  # noqa: F401 (a fixture)
+
+PIN = "2468"
+NO_DICE = Sight((), (), ())
+ONE_DIE = Sight((3,), ((10, 10, 30, 30),), (0.99,))
+
+
+def start(tmp_path, camera, make_reader, vision=None):
+    config = parse_config({"web": {"host": "127.0.0.1"}, "host": {"pin": PIN}, "vision": vision or {}})
+    service = TableService(config, tmp_path, port=0, pin_factory=MockFactory(), open_camera=lambda: camera,
+                           make_reader=make_reader, ready=FakeReady())
+    service.start()
+    return service
+
+
+@pytest.fixture
+def rig(tmp_path):
+    camera = FakeCamera()
+    reader = FakeReader(NO_DICE)
+    builds = []
+
+    def make_reader():
+        builds.append(1)
+        return reader
+
+    service = start(tmp_path, camera, make_reader)
+    service.camera, service.reader, service.builds = camera, reader, builds
+    eventually(lambda: service.desk.latest_frame() is not None, message="no picture from the camera")
+    yield service
+    service.stop()
+
+
+def host_client(service):
+    client = service.app.test_client()
+    html = client.get("/host").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', html).group(1)
+    assert client.post("/host/login", data={"pin": PIN, "csrf_token": token}).status_code == 303
+    token = re.search(r'data-csrf="([^"]+)"', client.get("/host/camera").get_data(as_text=True)).group(1)
+    return client, {"X-CSRF-Token": token}
+
+
+def saved(service):
+    path = service.data_dir / CALIBRATION_FILE
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def test_the_page_shows_the_cameras_picture_to_the_host_only(rig):
+    anonymous = rig.app.test_client()
+    assert anonymous.get("/host/camera/picture.jpg").status_code == 401
+    assert anonymous.get("/host/camera/state").status_code == 401
+    client, _ = host_client(rig)
+    page = client.get("/host/camera").get_data(as_text=True)
+    assert "Camera set-up" in page and "the whole picture" in page
+    assert "/host/camera" in client.get("/host").get_data(as_text=True)  # the panel links to it
+    shot = client.get("/host/camera/picture.jpg")
+    assert shot.status_code == 200 and shot.headers["Cache-Control"] == "no-store"
+    assert shot.headers["X-Camera-Size"] == "80x60"
+    picture = cv2.imdecode(np.frombuffer(shot.data, np.uint8), cv2.IMREAD_COLOR)
+    assert picture.shape == (60, 80, 3) and abs(int(picture.mean()) - 90) <= 2
+    assert client.get("/host/camera/state").get_json() == {
+        "picture": {"width": 80, "height": 60}, "roi": None, "roi_from": None,
+        "empty_table": False, "empty_table_from": None, "problem": None, "read_only": None}
+
+
+def test_a_region_is_checked_against_the_picture_saved_and_used_at_once(rig):
+    client, headers = host_client(rig)
+    builds = len(rig.builds)
+    for roi, status, words in (([0, 0, 81, 60], 422, "outside the camera's 80x60"),
+                               ([10, 10, 20, 20], 422, "too small"),
+                               ([0, 0, "wide", 60], 400, "four numbers"),
+                               ([0, 0, 60], 400, "four numbers")):
+        answer = client.post("/host/camera/region", json={"roi": roi}, headers=headers)
+        assert answer.status_code == status and words in answer.get_json()["error"]
+    assert saved(rig) is None and rig.camera_setup.vision.roi is None  # refused: nothing changed
+
+    answer = client.post("/host/camera/region", json={"roi": [4, 2.4, 70, "58"]}, headers=headers)
+    assert answer.status_code == 200 and answer.get_json()["roi"] == [4, 2, 70, 58]
+    assert saved(rig) == {"roi": [4, 2, 70, 58], "empty_table": None}
+    assert rig.camera_setup.vision.roi == (4, 2, 70, 58)
+    eventually(lambda: len(rig.builds) > builds, message="the desk did not set up its reader again")
+
+    form = client.post("/host/camera/region", data={"x1": "0", "y1": "0", "x2": "80", "y2": "60",
+                                                         "csrf_token": headers["X-CSRF-Token"]},
+                       headers={"Accept": "text/html"}, follow_redirects=True)  # the page's own form
+    assert form.status_code == 200 and "table region set to 0,0,80,60" in form.get_data(as_text=True)
+
+
+def test_changes_need_the_host_and_the_pages_token(rig):
+    anonymous = rig.app.test_client()
+    assert anonymous.post("/host/camera/region", json={"roi": [0, 0, 80, 60]}).status_code == 401
+    client, _ = host_client(rig)
+    assert client.post("/host/camera/empty-table", json={}).status_code == 403
+    assert saved(rig) is None
+
+
+def test_the_empty_table_photo_is_refused_while_dice_are_in_view(rig):
+    client, headers = host_client(rig)
+    rig.reader.sight = ONE_DIE
+    answer = client.post("/host/camera/empty-table", headers=headers)
+    assert answer.status_code == 409 and "sees 1 die" in answer.get_json()["error"]
+    assert saved(rig) is None and not list(rig.data_dir.glob("empty-table*"))
+
+
+def test_the_empty_table_photo_is_the_cameras_picture_and_survives_a_restart(rig, tmp_path):
+    client, headers = host_client(rig)
+    rig.camera.frame = np.dstack([np.full((60, 80), v, np.uint8) for v in (40, 120, 200)])
+    answer = client.post("/host/camera/empty-table", headers=headers)
+    assert answer.status_code == 200, answer.get_data(as_text=True)
+    assert answer.get_json()["empty_table_from"] == "panel"
+    name = saved(rig)["empty_table"]
+    photo = cv2.imread(str(rig.data_dir / name))
+    assert np.array_equal(photo, rig.camera.frame)  # lossless, the camera's own pixels
+    assert rig.camera_setup.vision.empty_table == str(rig.data_dir / name)
+
+    again = client.post("/host/camera/empty-table", headers=headers)  # taken again: the old one goes
+    assert again.status_code == 200
+    assert [p.name for p in rig.data_dir.glob("empty-table*")] == [saved(rig)["empty_table"]]
+    client.post("/host/camera/region", json={"roi": [0, 0, 40, 40]}, headers=headers)
+    rig.stop()
+
+    second = start(tmp_path, FakeCamera(), lambda: FakeReader(NO_DICE))
+    try:
+        assert second.camera_setup.vision.roi == (0, 0, 40, 40)
+        assert second.camera_setup.vision.empty_table == str(tmp_path / saved(second)["empty_table"])
+        client, headers = host_client(second)
+        forgot = client.post("/host/camera/forget", headers=headers).get_json()
+        assert forgot["roi"] is None and forgot["empty_table"] is False
+        assert not list(tmp_path.glob("empty-table*"))
+    finally:
+        second.stop()
+
+
+def test_the_panels_settings_win_over_the_config_files_until_forgotten(tmp_path):
+    service = start(tmp_path, FakeCamera(), lambda: FakeReader(NO_DICE), vision={"roi": [0, 0, 50, 50]})
+    try:
+        eventually(lambda: service.desk.latest_frame() is not None)
+        client, headers = host_client(service)
+        assert client.get("/host/camera/state").get_json()["roi_from"] == "config"
+        client.post("/host/camera/region", json={"roi": [10, 10, 70, 50]}, headers=headers)
+        state = client.get("/host/camera/state").get_json()
+        assert state["roi"] == [10, 10, 70, 50] and state["roi_from"] == "panel"
+        state = client.post("/host/camera/forget", headers=headers).get_json()
+        assert state["roi"] == [0, 0, 50, 50] and state["roi_from"] == "config"
+    finally:
+        service.stop()
+
+
+def test_without_a_camera_picture_nothing_is_set(rig):
+    client, headers = host_client(rig)
+    rig.camera.unplugged.set()
+    eventually(lambda: rig.desk.latest_frame() is None, message="the old picture should go stale")
+    answer = client.post("/host/camera/empty-table", headers=headers)
+    assert answer.status_code == 409 and "camera" in answer.get_json()["error"]
+    assert client.get("/host/camera/picture.jpg").status_code == 404
+    answer = client.post("/host/camera/region", json={"roi": [0, 0, 80, 60]}, headers=headers)
+    assert answer.status_code == 409 and "no picture" in answer.get_json()["error"]
+    assert saved(rig) is None
+
+
+def test_a_broken_calibration_file_is_kept_aside_and_the_config_applies(tmp_path):
+    (tmp_path / CALIBRATION_FILE).write_text('{"roi": [1, 2, "x"')
+    store = CalibrationStore(tmp_path)
+    assert store.load() == Calibration()
+    assert "could not be used" in store.problem
+    aside = list(tmp_path.glob(f"{CALIBRATION_FILE}.bad-*"))
+    assert len(aside) == 1 and aside[0].read_text() == '{"roi": [1, 2, "x"'  # nothing lost
+
+    (tmp_path / CALIBRATION_FILE).write_text('{"roi": [0, 0, 40, 40], "empty_table": "../etc/passwd"}')
+    assert CalibrationStore(tmp_path).load() == Calibration()  # a name outside the data dir is refused
+
+    (tmp_path / CALIBRATION_FILE).write_text('{"roi": [0, 0, 40, 40], "empty_table": "empty-table-1.png"}')
+    store = CalibrationStore(tmp_path)
+    assert store.load() == Calibration(roi=(0, 0, 40, 40))  # the region stays; the missing photo does not
+    assert "missing" in store.problem
+
+
+def test_a_broken_calibration_is_shown_on_the_slate_and_the_service_still_starts(tmp_path):
+    (tmp_path / CALIBRATION_FILE).write_text("not json")
+    service = start(tmp_path, FakeCamera(), lambda: FakeReader(NO_DICE))
+    try:
+        devices = service.table.snapshot()["devices"]
+        assert devices["calibration"]["status"] == "warning"
+        assert "could not be used" in devices["calibration"]["message"]
+    finally:
+        service.stop()
+
+
+def test_check_region_rounds_and_refuses():
+    assert check_region(["1", 2.6, 40.2, 40], 80, 60) == (1, 3, 40, 40)
+    with pytest.raises(CalibrationError, match="four") as refused:
+        check_region([0, 0, True, 40], 80, 60)
+    assert refused.value.status == 400
+    with pytest.raises(CalibrationError, match="outside"):
+        check_region([-1, 0, 40, 40], 80, 60)
+    with pytest.raises(CalibrationError, match="finite"):
+        check_region([0, 0, float("inf"), 40], 80, 60)
+
+
+def test_with_the_real_reader_the_photo_taken_on_the_page_tells_a_hand_from_the_table(table, tmp_path):  # noqa: F811
+    frame, empty, boxes = table
+    camera = FakeCamera()
+    camera.frame = frame  # dice on the table: the photo is refused
+    service = start(tmp_path, camera, None)
+    try:
+        eventually(lambda: service.desk.latest_frame() is not None)
+        client, headers = host_client(service)
+        answer = client.post("/host/camera/empty-table", headers=headers)
+        assert answer.status_code == 409 and f"sees {len(boxes)} dice" in answer.get_json()["error"]
+
+        def hand_read(frame_, reader):
+            return reader.read(with_hand(frame, boxes), "pips")
+
+        assert COVERED not in (service.desk.on_camera_thread(hand_read).reason or "")
+        camera.frame = empty
+        assert client.post("/host/camera/empty-table", headers=headers).status_code == 200
+        eventually(lambda: COVERED in (service.desk.on_camera_thread(hand_read).reason or ""),
+                   message="the new photo is not in use")
+    finally:
+        service.stop()
+
+
+def test_the_demo_shows_its_pictures_but_sets_nothing(tmp_path):
+    config = parse_config({"web": {"host": "127.0.0.1"}, "host": {"pin": PIN}})
+    service = TableService(config, tmp_path, demo=True, port=0)
+    service.start()
+    try:
+        eventually(lambda: service.desk.latest_frame() is not None, timeout=20)
+        client, headers = host_client(service)
+        assert client.get("/host/camera/picture.jpg").status_code == 200
+        page = client.get("/host/camera").get_data(as_text=True)
+        assert "several cameras" in page and "Take the empty-table photo" not in page
+        for path, body in (("/host/camera/empty-table", None), ("/host/camera/region", {"roi": [0, 0, 100, 100]}),
+                           ("/host/camera/forget", None)):
+            answer = client.post(path, json=body or {}, headers=headers)
+            assert answer.status_code == 409 and "several cameras" in answer.get_json()["error"]
+        assert saved(service) is None
+    finally:
+        service.stop()

@@ -1,0 +1,106 @@
+"""The host panel's camera page (`/host/camera`): what the camera sees, the table region
+drawn over it, and the empty-table photo taken from it. Host only, every change
+CSRF-checked, like the rest of the panel; the work is the service's CameraSetup.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, flash, jsonify, make_response, redirect, render_template, request, url_for
+
+from companion.calibration import CalibrationError
+from web.errors import error_response, wants_json
+from web.guard import csrf_token, is_host
+from web.host import host_action
+from web.slate import companion
+
+bp = Blueprint("camera", __name__, url_prefix="/host/camera")
+
+
+def setup():
+    camera = companion()["camera"]
+    if camera is None:
+        abort(409, "there is no camera on this table")
+    return camera
+
+
+def changed(message: str):
+    if wants_json():
+        return jsonify({"ok": True, "message": message, **setup().describe()})
+    flash(message)
+    return redirect(url_for("camera.page"), code=303)
+
+
+def refused(exc: CalibrationError):
+    """The calibration is unchanged: say why (a page shows it above the picture)."""
+    if wants_json():
+        return error_response(exc.status, str(exc))
+    flash(str(exc), "error")
+    return redirect(url_for("camera.page"), code=303)
+
+
+@bp.get("")
+def page():
+    guard = companion()["guard"]
+    if not guard.enabled:
+        return error_response(503, "the host panel has no PIN configured")
+    if not is_host():
+        return render_template("login.html", csrf=csrf_token(), error=None)
+    camera = companion()["camera"]
+    return render_template("camera.html", csrf=csrf_token(), state=camera.describe() if camera else None)
+
+
+@bp.get("/state")
+def state():
+    if not is_host():
+        abort(401, "log in to the host panel first")
+    return jsonify(setup().describe())
+
+
+@bp.get("/picture.jpg")
+def picture():
+    """The camera's latest picture, never cached (it shows the table as it is now)."""
+    if not is_host():
+        abort(401, "log in to the host panel first")
+    shot = setup().picture()
+    if shot is None:
+        abort(404, "the camera has sent no picture lately")
+    data, width, height = shot
+    response = make_response(data)
+    response.headers["Content-Type"] = "image/jpeg"
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["X-Camera-Size"] = f"{width}x{height}"
+    return response
+
+
+@bp.post("/region")
+@host_action
+def region():
+    """The table region in camera pixels: `roi` [x1, y1, x2, y2] (JSON) or fields x1..y2."""
+    if request.is_json:
+        roi = (request.get_json(silent=True) or {}).get("roi")
+    else:
+        roi = [request.form.get(k, "") for k in ("x1", "y1", "x2", "y2")]
+    if roi is None:
+        abort(400, "give the table region as roi: [x1, y1, x2, y2]")
+    try:
+        return changed(setup().set_region(roi))
+    except CalibrationError as exc:
+        return refused(exc)
+
+
+@bp.post("/empty-table")
+@host_action
+def empty_table():
+    try:
+        return changed(setup().take_empty_table())
+    except CalibrationError as exc:
+        return refused(exc)
+
+
+@bp.post("/forget")
+@host_action
+def forget():
+    try:
+        return changed(setup().forget())
+    except CalibrationError as exc:
+        return refused(exc)
