@@ -1,18 +1,20 @@
-"""The camera's calibration set on the host panel: the table region and the empty-table photo.
+"""The camera's calibration set on the host panel: the table region, the empty-table photo
+and the taught spike dice.
 
 The config file's [vision] section belongs to whoever installed the table (on the Pi it is
 root's, and the service may not write /etc). What the host sets on the panel's camera page
-is kept in the data directory instead: `calibration.json`, and the photo
-`empty-table-<when>.png` beside it. Where it sets the table region or the photo, it takes precedence over the config
-file; "forget" goes back to the config file's values. Both files are written whole and
-renamed into place, so a power cut leaves the old calibration or the new, never half.
+is kept in the data directory instead: `calibration.json`, the photo
+`empty-table-<when>.png` and the spike profile `spike-profile.npz` beside it. What it sets
+takes precedence over the config file; "forget" goes back to the config file's region and
+photo (taught spike faces are kept: "start a new spike profile" replaces them). Every file
+is written whole and renamed into place, so a power cut leaves the old or the new, never half.
 """
-
 from __future__ import annotations
 
 import dataclasses
 import json
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -28,6 +30,7 @@ log = logging.getLogger("companion.calibration")
 
 CALIBRATION_FILE = "calibration.json"
 EMPTY_TABLE_PREFIX = "empty-table-"
+SPIKE_PROFILE_FILE = "spike-profile.npz"
 #: The smallest table region, in camera pixels each way: a die must fit in it several times.
 MIN_REGION = 32
 #: The picture the camera page shows is at most this wide (the camera's own pixels are kept
@@ -50,21 +53,26 @@ class Calibration:
 
     roi: tuple[int, int, int, int] | None = None
     empty_table: str | None = None  # a file name in the data directory
+    spike_profile: str | None = None  # likewise
 
     def to_json(self) -> dict[str, Any]:
-        return {"roi": list(self.roi) if self.roi else None, "empty_table": self.empty_table}
+        return {"roi": list(self.roi) if self.roi else None, "empty_table": self.empty_table,
+                "spike_profile": self.spike_profile}
 
     @classmethod
     def from_json(cls, data: Any) -> "Calibration":
         if not isinstance(data, dict):
             raise CalibrationError("not a JSON object")
         roi = data.get("roi")
-        photo = data.get("empty_table")
         if roi is not None:
             roi = _four_ints(roi, "roi")
-        if photo is not None and (not isinstance(photo, str) or Path(photo).name != photo or not photo):
-            raise CalibrationError(f"empty_table must be a file name in the data directory, not {photo!r}")
-        return cls(roi, photo)
+        names = {}
+        for key in ("empty_table", "spike_profile"):
+            name = data.get(key)
+            if name is not None and (not isinstance(name, str) or not name or Path(name).name != name):
+                raise CalibrationError(f"{key} must be a file name in the data directory, not {name!r}")
+            names[key] = name
+        return cls(roi, **names)
 
 
 def _four_ints(value: Any, name: str) -> tuple[int, int, int, int]:
@@ -129,10 +137,12 @@ class CalibrationStore:
             self.problem = f"{self.path.name} could not be used ({exc}); {where}"
             log.error("the camera calibration: %s; using the config file's", self.problem)
             return Calibration()
-        if calibration.empty_table and not (self.data_dir / calibration.empty_table).is_file():
-            self.problem = f"the empty-table photo {calibration.empty_table} is missing; take it again"
-            log.warning("the camera calibration: %s", self.problem)
-            calibration = dataclasses.replace(calibration, empty_table=None)
+        for key, what in (("empty_table", "the empty-table photo"), ("spike_profile", "the spike profile")):
+            name = getattr(calibration, key)
+            if name and not (self.data_dir / name).is_file():
+                self.problem = f"{what} {name} is missing"
+                log.warning("the camera calibration: %s", self.problem)
+                calibration = dataclasses.replace(calibration, **{key: None})
         return calibration
 
     def save(self, calibration: Calibration) -> None:
@@ -165,13 +175,16 @@ def applied(vision: Any, calibration: Calibration, data_dir: Path) -> Any:
         changes["roi"] = calibration.roi
     if calibration.empty_table is not None:
         changes["empty_table"] = str(Path(data_dir) / calibration.empty_table)
+    if calibration.spike_profile is not None:
+        changes["spike_profile"] = str(Path(data_dir) / calibration.spike_profile)
     return dataclasses.replace(vision, **changes) if changes else vision
 
 
 class CameraSetup:
     """What the host panel's camera page does: show what the camera sees, set the table
-    region, take the empty-table photo, forget both. The service makes one before its reveal
-    desk (whose reader needs `vision`), then connects them.
+    region, take the empty-table photo, forget both, and teach spike faces from the camera.
+    The service makes one before its reveal desk (whose reader needs `vision`), then
+    connects them.
     """
 
     def __init__(self, store: CalibrationStore, base_vision: Any, *, read_only: str | None = None):
@@ -182,6 +195,8 @@ class CameraSetup:
         self._desk: Any = None
         self._rebuild: Callable[[Any], None] = lambda vision: None
         self._lock = threading.Lock()
+        self._teaching = threading.Lock()  # one lesson at a time: each adds to the profile before it
+        self._spike_seen: tuple[tuple[str, int | None], dict[str, Any]] | None = None
         self._calibration = store.load()
         #: The [vision] settings in force: the config file's with the host's calibration on top.
         self.vision = applied(base_vision, self._calibration, store.data_dir)
@@ -223,7 +238,32 @@ class CameraSetup:
             "empty_table_from": "panel" if calibration.empty_table else ("config" if vision.empty_table else None),
             "problem": self.problem,
             "read_only": self.read_only,
+            "spike": {**self._spike_state(vision.spike_profile),
+                      "from": "panel" if calibration.spike_profile else ("config" if vision.spike_profile else None)},
         }
+
+    def _spike_state(self, path: str | None) -> dict[str, Any]:
+        """Which spike faces the profile in force knows, and how many dice taught each;
+        read again only when the file changes."""
+        if not path:
+            return {"examples": {}, "untaught": list(range(1, 7)), "problem": None}
+        try:
+            stamp: int | None = os.stat(path).st_mtime_ns
+        except OSError:
+            stamp = None
+        seen = self._spike_seen
+        if seen is not None and seen[0] == (path, stamp):
+            return seen[1]
+        from hardware import vision
+
+        try:
+            profile = vision.SpikeProfile.load(path)
+            state = {"examples": {str(v): len(profile.faces[v]) for v in profile.taught},
+                     "untaught": list(profile.untaught), "problem": None}
+        except vision.SpikeProfileError as exc:
+            state = {"examples": {}, "untaught": list(range(1, 7)), "problem": str(exc)}
+        self._spike_seen = ((path, stamp), state)
+        return state
 
     # --- what the host does -------------------------------------------------------------
 
@@ -274,13 +314,78 @@ class CameraSetup:
         return f"empty-table photo taken ({width}x{height})"
 
     def forget(self) -> str:
-        """Back to the config file's region and photo."""
+        """Back to the config file's region and photo (the taught spike faces stay)."""
         self._check_writable()
         with self._lock:
             old = self._calibration.empty_table
-            self._change(Calibration())
+            self._change(Calibration(spike_profile=self._calibration.spike_profile))
             self._store.remove_photo(old)
-        return "the panel's calibration is forgotten: the config file's settings apply"
+        return "the region and photo set here are forgotten: the config file's apply"
+
+    def teach_spike(self, face: Any) -> str:
+        """Every die the camera sees now (inside the table region) becomes an example of
+        spike face `face`, added to the profile in force; the result is the panel's profile."""
+        from hardware import vision
+
+        from companion.reveal import CameraJobFailed
+
+        self._check_writable()
+        if isinstance(face, bool) or str(face).strip() not in {str(v) for v in range(1, 7)}:
+            raise CalibrationError(f"a spike face is 1 to 6, not {face!r}", 400)
+        face = int(str(face).strip())
+        with self._teaching:
+            with self._lock:
+                current, roi = self.vision.spike_profile, self.vision.roi
+            try:
+                profile = vision.SpikeProfile.load_or_empty(current) if current else vision.SpikeProfile()
+            except vision.SpikeProfileError as exc:
+                raise CalibrationError(f"{exc}; start a new spike profile to teach the faces again") from None
+
+            def job(frame, reader):
+                if frame is None:
+                    raise CalibrationError("there is no camera picture to teach from: check the camera is connected")
+                try:
+                    return vision.teach_spike(profile, face, [frame], roi=roi)
+                except vision.UnreadableFrame as exc:
+                    raise CalibrationError(f"{exc}; nothing was taught") from None
+
+            try:
+                taught, added = self._desk.on_camera_thread(job)
+            except CameraJobFailed as exc:
+                raise CalibrationError(str(exc)) from None
+            with self._lock:
+                self._save_profile(taught)
+        said = f"taught face {face} from {added} {'die' if added == 1 else 'dice'}"
+        if taught.untaught:
+            return f"{said}; still to teach: {', '.join(map(str, taught.untaught))}"
+        return f"{said}; all six faces are taught"
+
+    def new_spike_profile(self) -> str:
+        """Start the taught spike faces afresh (another set of dice). The panel's profile
+        before it is kept, renamed, not deleted."""
+        from hardware import vision
+
+        self._check_writable()
+        with self._teaching, self._lock:
+            path = self._store.data_dir / SPIKE_PROFILE_FILE
+            kept = ""
+            if path.exists():
+                aside = path.with_name(f"spike-profile-replaced-{time.strftime('%Y%m%d-%H%M%S')}.npz")
+                try:
+                    path.rename(aside)
+                except OSError as exc:
+                    raise CalibrationError(f"the old spike profile could not be kept aside: {exc.strerror or exc}") from None
+                kept = f" (the old one is kept as {aside.name})"
+            self._save_profile(vision.SpikeProfile())
+        return f"a new spike profile, no faces taught yet{kept}"
+
+    def _save_profile(self, profile: Any) -> None:
+        """Write the panel's spike profile and use it (the lock is held)."""
+        try:
+            profile.save(self._store.data_dir / SPIKE_PROFILE_FILE)
+        except OSError as exc:
+            raise CalibrationError(f"the spike profile could not be saved: {exc.strerror or exc}") from None
+        self._change(dataclasses.replace(self._calibration, spike_profile=SPIKE_PROFILE_FILE))
 
     def _check_writable(self) -> None:
         if self.read_only:

@@ -75,3 +75,8 @@ def test_a_region_dragged_on_the_picture_is_set_in_camera_pixels(browser, camera
     page.click("text=Take the empty-table photo now")
     page.wait_for_selector("text=empty-table photo taken (1600x1200)")
     assert setup.vision.empty_table and setup.describe()["empty_table_from"] == "panel"
+
+    page.set_viewport_size({"width": 390, "height": 844})  # a phone: nothing sticks out
+    page.wait_for_timeout(50)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path=str(ARTIFACTS / "host-camera-phone.png"), full_page=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -19,6 +20,7 @@ from test_service import FakeCamera, FakeReader, FakeReady, eventually
 from test_vision_covered import COVERED, table, with_hand  # noqa: F401 (a fixture)
 
 PIN = "2468"
+SPIKES = Path(__file__).parent / "fixtures" / "rendered"
 NO_DICE = Sight((), (), ())
 ONE_DIE = Sight((3,), ((10, 10, 30, 30),), (0.99,))
 
@@ -77,7 +79,8 @@ def test_the_page_shows_the_cameras_picture_to_the_host_only(rig):
     assert picture.shape == (60, 80, 3) and abs(int(picture.mean()) - 90) <= 2
     assert client.get("/host/camera/state").get_json() == {
         "picture": {"width": 80, "height": 60}, "roi": None, "roi_from": None,
-        "empty_table": False, "empty_table_from": None, "problem": None, "read_only": None}
+        "empty_table": False, "empty_table_from": None, "problem": None, "read_only": None,
+        "spike": {"examples": {}, "untaught": [1, 2, 3, 4, 5, 6], "problem": None, "from": None}}
 
 
 def test_a_region_is_checked_against_the_picture_saved_and_used_at_once(rig):
@@ -93,7 +96,7 @@ def test_a_region_is_checked_against_the_picture_saved_and_used_at_once(rig):
 
     answer = client.post("/host/camera/region", json={"roi": [4, 2.4, 70, "58"]}, headers=headers)
     assert answer.status_code == 200 and answer.get_json()["roi"] == [4, 2, 70, 58]
-    assert saved(rig) == {"roi": [4, 2, 70, 58], "empty_table": None}
+    assert saved(rig) == {"roi": [4, 2, 70, 58], "empty_table": None, "spike_profile": None}
     assert rig.camera_setup.vision.roi == (4, 2, 70, 58)
     eventually(lambda: len(rig.builds) > builds, message="the desk did not set up its reader again")
 
@@ -252,5 +255,58 @@ def test_the_demo_shows_its_pictures_but_sets_nothing(tmp_path):
             answer = client.post(path, json=body or {}, headers=headers)
             assert answer.status_code == 409 and "several cameras" in answer.get_json()["error"]
         assert saved(service) is None
+    finally:
+        service.stop()
+
+
+def spike_entries():
+    manifest = json.loads((SPIKES / "manifest.json").read_text())
+    return {e["image"]: e for e in manifest if e["image"].startswith("images/spikeA")}
+
+
+def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
+    entries = spike_entries()
+    camera = FakeCamera()
+    camera.frame = np.full((480, 640, 3), 90, np.uint8)  # an empty tray
+    service = start(tmp_path, camera, None)
+    try:
+        eventually(lambda: service.desk.latest_frame() is not None)
+        client, headers = host_client(service)
+        state = client.get("/host/camera/state").get_json()["spike"]
+        assert state == {"examples": {}, "untaught": [1, 2, 3, 4, 5, 6], "problem": None, "from": None}
+
+        answer = client.post("/host/camera/teach-spike", json={"face": 2}, headers=headers)
+        assert answer.status_code == 409 and "no die found" in answer.get_json()["error"]
+        for face, words in ((7, "1 to 6"), ("two", "1 to 6"), (True, "1 to 6")):
+            answer = client.post("/host/camera/teach-spike", json={"face": face}, headers=headers)
+            assert answer.status_code == 400 and words in answer.get_json()["error"]
+        assert saved(service) is None  # nothing taught, nothing written
+
+        for name, entry in entries.items():
+            if entry["fixture_role"] != "enrol":
+                continue
+            camera.frame = cv2.imread(str(SPIKES / name))
+            face = int(entry["dice"][0])
+            answer = client.post("/host/camera/teach-spike", data={"face": str(face),
+                                 "csrf_token": headers["X-CSRF-Token"]}, headers={"Accept": "application/json"})
+            assert answer.status_code == 200, answer.get_data(as_text=True)
+            assert f"taught face {face} from {len(entry['dice'])} di" in answer.get_json()["message"]
+        state = client.get("/host/camera/state").get_json()["spike"]
+        assert state["untaught"] == [] and state["from"] == "panel"
+        assert sum(state["examples"].values()) == sum(len(e["dice"]) for e in entries.values() if e["fixture_role"] == "enrol")
+        assert saved(service)["spike_profile"] == "spike-profile.npz"
+
+        scene = entries["images/spikeA_0031.jpg"]
+        frame = cv2.imread(str(SPIKES / scene["image"]))
+        sight = eventually(lambda: service.desk.on_camera_thread(lambda f, reader: reader.read(frame, "spike")),
+                           message="the taught profile is not in use")
+        assert not sight.flagged and sorted(sight.values) == sorted(scene["dice"])
+
+        fresh = client.post("/host/camera/new-spike-profile", headers=headers).get_json()
+        assert fresh["spike"]["untaught"] == [1, 2, 3, 4, 5, 6] and "kept as spike-profile-replaced-" in fresh["message"]
+        assert len(list(tmp_path.glob("spike-profile-replaced-*.npz"))) == 1  # the taught faces are not lost
+        sight = eventually(lambda: (lambda s: s if "taught profile" in (s.reason or "") else None)(
+            service.desk.on_camera_thread(lambda f, reader: reader.read(frame, "spike"))))
+        assert sight.flagged
     finally:
         service.stop()

@@ -1,9 +1,11 @@
 """The host panel's camera page (`/host/camera`): what the camera sees, the table region
-drawn over it, and the empty-table photo taken from it. Host only, every change
+drawn over it, the empty-table photo taken from it, and spike faces taught from it. Host only, every change
 CSRF-checked, like the rest of the panel; the work is the service's CameraSetup.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 from flask import Blueprint, abort, flash, jsonify, make_response, redirect, render_template, request, url_for
 
@@ -30,12 +32,16 @@ def changed(message: str):
     return redirect(url_for("camera.page"), code=303)
 
 
-def refused(exc: CalibrationError):
-    """The calibration is unchanged: say why (a page shows it above the picture)."""
-    if wants_json():
-        return error_response(exc.status, str(exc))
-    flash(str(exc), "error")
-    return redirect(url_for("camera.page"), code=303)
+def answer(change: Callable[[], str]):
+    """Run the change: its message, or why it was refused (the calibration then unchanged;
+    a page shows the reason above the picture)."""
+    try:
+        return changed(change())
+    except CalibrationError as exc:
+        if wants_json():
+            return error_response(exc.status, str(exc))
+        flash(str(exc), "error")
+        return redirect(url_for("camera.page"), code=303)
 
 
 @bp.get("")
@@ -82,25 +88,32 @@ def region():
         roi = [request.form.get(k, "") for k in ("x1", "y1", "x2", "y2")]
     if roi is None:
         abort(400, "give the table region as roi: [x1, y1, x2, y2]")
-    try:
-        return changed(setup().set_region(roi))
-    except CalibrationError as exc:
-        return refused(exc)
+    return answer(lambda: setup().set_region(roi))
 
 
 @bp.post("/empty-table")
 @host_action
 def empty_table():
-    try:
-        return changed(setup().take_empty_table())
-    except CalibrationError as exc:
-        return refused(exc)
+    return answer(lambda: setup().take_empty_table())
 
 
 @bp.post("/forget")
 @host_action
 def forget():
-    try:
-        return changed(setup().forget())
-    except CalibrationError as exc:
-        return refused(exc)
+    return answer(lambda: setup().forget())
+
+
+@bp.post("/teach-spike")
+@host_action
+def teach_spike():
+    """`face` 1..6: every die in view now is taught as that spike face."""
+    face = (request.get_json(silent=True) or {}).get("face") if request.is_json else request.form.get("face")
+    if face in (None, ""):
+        abort(400, "pick the face (1 to 6) the dice show")
+    return answer(lambda: setup().teach_spike(face))
+
+
+@bp.post("/new-spike-profile")
+@host_action
+def new_spike_profile():
+    return answer(lambda: setup().new_spike_profile())

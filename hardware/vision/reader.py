@@ -200,12 +200,14 @@ def _doubt(kept, values, confidences, doubtful, min_confidence, work_scale, unta
     return None
 
 
-def teach_spike(profile: SpikeProfile, face: int, frames: Iterable[np.ndarray]) -> tuple[SpikeProfile, int]:
-    """Add every die seen in the frames as an example of `face`; returns the profile and how many were added."""
+def teach_spike(profile: SpikeProfile, face: int, frames: Iterable[np.ndarray],
+                roi=None) -> tuple[SpikeProfile, int]:
+    """Add every die seen in the frames (inside `roi`, if given) as an example of `face`;
+    returns the profile and how many were added."""
     examples = []
     for frame in frames:
         frame = check_frame(frame)
-        kept, _, _ = find_dice(frame)
+        kept, _, _ = find_dice(frame, roi)
         if not kept:
             raise UnreadableFrame("no die found in a teaching picture: put the dice on a plain surface in good light")
         examples += [p for c in kept for p in spike.face_pictures(frame, c)]
