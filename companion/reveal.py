@@ -453,7 +453,7 @@ def _empty_table(path: str, stamp: tuple[int, int] | None, roi: tuple[int, int, 
     from hardware import vision
 
     try:
-        return vision.EmptyTable(vision.load_picture(path), roi)
+        return vision.EmptyTable.load(path, roi)
     except vision.UnreadableFrame as exc:
         log.warning("the empty-table picture: %s; going without it (a hand or the cup over the dice "
                     "will not be noticed)", exc)

@@ -99,3 +99,10 @@ def test_built_from_config_uses_its_stillness_and_empty_table(table, tmp_path):
     ready = [t for t, s in states if s is ReadyState.READY]
     assert ReadyState.OCCLUDED in [s for _, s in states] and len(ready) == 1
     assert ready[0] >= 10 / FPS + 1.0
+
+
+def test_built_from_config_with_an_unreadable_photo_says_so(tmp_path):
+    from hardware.vision import UnreadableFrame, VisionConfig
+
+    with pytest.raises(UnreadableFrame, match="gone.png"):
+        ReadyToRead.from_config(VisionConfig(empty_table=str(tmp_path / "gone.png")))

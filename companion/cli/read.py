@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     empty_table = None
     if config.empty_table:
         try:
-            empty_table = EmptyTable(load_picture(config.empty_table), roi)
+            empty_table = EmptyTable.load(config.empty_table, roi)
         except UnreadableFrame as exc:
             print(f"companion read: the config's empty-table photo: {exc}; reading without it "
                   "(a hand or the cup over the dice is then not noticed)", file=sys.stderr)

@@ -16,7 +16,6 @@ import numpy as np
 
 from hardware.vision.detect import shrink
 from hardware.vision.pictures import load_picture
-from hardware.vision.reading import UnreadableFrame
 
 SMALL_SIDE = 160
 PIXEL_CHANGE = 18  # grey levels a pixel must move to count as changed
@@ -64,6 +63,12 @@ class EmptyTable:
         self.roi = roi
         self._small = _shrunk(_colour(photo), roi)
 
+    @classmethod
+    def load(cls, path, roi: tuple[int, int, int, int] | None = None) -> "EmptyTable":
+        """From the photo file; UnreadableFrame (saying why) when it cannot be read. Each
+        caller says so its own way: the CLI on stderr, the service in its log."""
+        return cls(load_picture(path), roi)
+
     def covered(self, frame: np.ndarray) -> float | None:
         """0..1: the biggest region of the frame unlike the table, as a share of the view;
         None when the frame is not the size of the photo (another camera mode: no judgement)."""
@@ -103,13 +108,9 @@ class ReadyToRead:
 
     @classmethod
     def from_config(cls, config) -> "ReadyToRead":
-        """Built from a VisionConfig; its empty-table photo is loaded here (None if unset or unreadable)."""
-        reference = None
-        if config.empty_table:
-            try:
-                reference = load_picture(config.empty_table)
-            except UnreadableFrame:
-                pass
+        """Built from a VisionConfig, its empty-table photo loaded here; an unreadable photo
+        raises UnreadableFrame (a watcher that silently could not tell a cup would mislead)."""
+        reference = EmptyTable.load(config.empty_table, config.roi) if config.empty_table else None
         return cls(still_seconds=config.still_seconds, motion_threshold=config.motion_threshold,
                    occluder_fraction=config.occluder_fraction, empty_table=reference, roi=config.roi)
 
