@@ -71,7 +71,8 @@ def test_the_page_shows_the_cameras_picture_to_the_host_only(rig):
     client, _ = host_client(rig)
     page = client.get("/host/camera").get_data(as_text=True)
     assert "Camera set-up" in page and "the whole picture" in page
-    assert "/host/camera" in client.get("/host").get_data(as_text=True)  # the panel links to it
+    panel = client.get("/host").get_data(as_text=True)
+    assert "/host/camera" in panel and "no empty-table photo yet" in panel  # the panel links to it, and says why
     shot = client.get("/host/camera/picture.jpg")
     assert shot.status_code == 200 and shot.headers["Cache-Control"] == "no-store"
     assert shot.headers["X-Camera-Size"] == "80x60"
@@ -128,6 +129,7 @@ def test_the_empty_table_photo_is_the_cameras_picture_and_survives_a_restart(rig
     answer = client.post("/host/camera/empty-table", headers=headers)
     assert answer.status_code == 200, answer.get_data(as_text=True)
     assert answer.get_json()["empty_table_from"] == "panel"
+    assert "no empty-table photo yet" not in client.get("/host").get_data(as_text=True)
     name = saved(rig)["empty_table"]
     photo = cv2.imread(str(rig.data_dir / name))
     assert np.array_equal(photo, rig.camera.frame)  # lossless, the camera's own pixels

@@ -60,7 +60,7 @@ def panel():
         return render_template("login.html", csrf=csrf_token(), error=None)
     return render_template("host.html", csrf=csrf_token(), games=actions.game_catalogue(),
                            camera=companion()["on_reveal"] is not None, buttons=BUTTONS,
-                           camera_page=companion()["camera"] is not None)
+                           camera_page=companion()["camera"].describe() if companion()["camera"] is not None else None)
 
 
 @bp.post("/login")
