@@ -197,6 +197,7 @@ class CameraSetup:
         self._lock = threading.Lock()
         self._teaching = threading.Lock()  # one lesson at a time: each adds to the profile before it
         self._spike_seen: tuple[tuple[str, int | None], dict[str, Any]] | None = None
+        self._trial: tuple[bytes, dict[str, Any]] | None = None  # the last "try a read": picture, summary
         self._calibration = store.load()
         #: The [vision] settings in force: the config file's with the host's calibration on top.
         self.vision = applied(base_vision, self._calibration, store.data_dir)
@@ -240,7 +241,12 @@ class CameraSetup:
             "read_only": self.read_only,
             "spike": {**self._spike_state(vision.spike_profile),
                       "from": "panel" if calibration.spike_profile else ("config" if vision.spike_profile else None)},
+            "trial": self._trial[1] if self._trial else None,
         }
+
+    def trial_picture(self) -> bytes | None:
+        """The last trial read's picture, each die boxed with its value (None: no trial yet)."""
+        return self._trial[0] if self._trial else None
 
     def _spike_state(self, path: str | None) -> dict[str, Any]:
         """Which spike faces the profile in force knows, and how many dice taught each;
@@ -321,6 +327,47 @@ class CameraSetup:
             self._change(Calibration(spike_profile=self._calibration.spike_profile))
             self._store.remove_photo(old)
         return "the region and photo set here are forgotten: the config file's apply"
+
+    def try_read(self, kind: Any) -> str:
+        """Read the dice in view now, as a reveal would, without offering them to any game:
+        to check the light, the region and the taught faces before play."""
+        from hardware.vision import annotate
+        from hardware.vision.reading import DieReading, Reading
+
+        from companion.reveal import CAMERA_KINDS, CameraJobFailed
+
+        if kind not in CAMERA_KINDS:
+            raise CalibrationError(f"the dice to read are one of {', '.join(CAMERA_KINDS)}, not {kind!r}", 400)
+
+        def job(frame, reader):
+            if frame is None:
+                raise CalibrationError("there is no camera picture to read: check the camera is connected")
+            if reader is None:
+                raise CalibrationError("the dice reader is not available (see the camera status on the host panel)")
+            return frame.copy(), reader.read(frame, kind)
+
+        try:
+            frame, sight = self._desk.on_camera_thread(job)
+        except CameraJobFailed as exc:
+            raise CalibrationError(str(exc)) from None
+        reading = Reading(tuple(DieReading(v, b, c) for v, b, c in zip(sight.values, sight.boxes, sight.confidences)),
+                          sight.flagged, sight.reason)
+        picture = annotate(frame, reading, getattr(self.vision, "min_confidence", 0.8))
+        height, width = picture.shape[:2]
+        if width > VIEW_WIDTH:
+            picture = cv2.resize(picture, (VIEW_WIDTH, round(height * VIEW_WIDTH / width)), interpolation=cv2.INTER_AREA)
+        ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        if not ok:
+            raise CalibrationError("the read's picture could not be encoded")
+        count = len(sight.values)
+        said = f"read {count} {'die' if count == 1 else 'dice'}"
+        if count:
+            said += ": " + ", ".join(str(v) for v in sight.values)
+        if sight.flagged:
+            said += f"; it would be held for the host: {sight.reason}"
+        self._trial = (data.tobytes(), {"kind": kind, "values": list(sight.values), "flagged": sight.flagged,
+                                        "reason": sight.reason, "said": said, "at": time.time()})
+        return said
 
     def teach_spike(self, face: Any) -> str:
         """Every die the camera sees now (inside the table region) becomes an example of

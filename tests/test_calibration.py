@@ -81,7 +81,7 @@ def test_the_page_shows_the_cameras_picture_to_the_host_only(rig):
     assert client.get("/host/camera/state").get_json() == {
         "picture": {"width": 80, "height": 60}, "roi": None, "roi_from": None,
         "empty_table": False, "empty_table_from": None, "problem": None, "read_only": None,
-        "spike": {"examples": {}, "untaught": [1, 2, 3, 4, 5, 6], "problem": None, "from": None}}
+        "spike": {"examples": {}, "untaught": [1, 2, 3, 4, 5, 6], "problem": None, "from": None}, "trial": None}
 
 
 def test_a_region_is_checked_against_the_picture_saved_and_used_at_once(rig):
@@ -304,6 +304,12 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
                            message="the taught profile is not in use")
         assert not sight.flagged and sorted(sight.values) == sorted(scene["dice"])
 
+        camera.frame = frame
+        trial = client.post("/host/camera/try-read", json={"kind": "spike"}, headers=headers).get_json()
+        assert trial["message"] == "read 5 dice: " + ", ".join(map(str, sight.values)) and not trial["trial"]["flagged"]
+        shot = cv2.imdecode(np.frombuffer(client.get("/host/camera/trial.jpg").data, np.uint8), cv2.IMREAD_COLOR)
+        assert shot.shape == frame.shape and not np.array_equal(shot, frame)  # the dice boxed on it
+
         fresh = client.post("/host/camera/new-spike-profile", headers=headers).get_json()
         assert fresh["spike"]["untaught"] == [1, 2, 3, 4, 5, 6] and "kept as spike-profile-replaced-" in fresh["message"]
         assert len(list(tmp_path.glob("spike-profile-replaced-*.npz"))) == 1  # the taught faces are not lost
@@ -312,3 +318,20 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
         assert sight.flagged
     finally:
         service.stop()
+
+
+def test_a_trial_read_shows_what_a_reveal_would_read_and_changes_no_game(rig):
+    client, headers = host_client(rig)
+    assert client.get("/host/camera/trial.jpg").status_code == 404
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    events = rig.table.session.record.events
+    rig.reader.sight = Sight((3, 5), ((10, 10, 30, 30), (40, 10, 60, 30)), (0.99, 0.6), True, "die 2 is unclear")
+    answer = client.post("/host/camera/try-read", json={"kind": "pips"}, headers=headers)
+    assert answer.status_code == 200
+    assert answer.get_json()["message"] == "read 2 dice: 3, 5; it would be held for the host: die 2 is unclear"
+    assert rig.table.session.record.events == events and rig.table.host_view().get("held_reading") is None
+    assert client.get("/host/camera/trial.jpg").headers["Content-Type"] == "image/jpeg"
+    page = client.get("/host/camera").get_data(as_text=True)
+    assert "die 2 is unclear" in page and "/host/camera/trial.jpg" in page
+    answer = client.post("/host/camera/try-read", json={"kind": "d20"}, headers=headers)
+    assert answer.status_code == 400 and "pips, chance, spike" in answer.get_json()["error"]

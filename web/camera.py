@@ -117,3 +117,24 @@ def teach_spike():
 @host_action
 def new_spike_profile():
     return answer(lambda: setup().new_spike_profile())
+
+
+@bp.post("/try-read")
+@host_action
+def try_read():
+    """Read the dice in view now (`kind`: pips, chance or spike) without touching the game."""
+    kind = (request.get_json(silent=True) or {}).get("kind") if request.is_json else request.form.get("kind")
+    return answer(lambda: setup().try_read(kind or "pips"))
+
+
+@bp.get("/trial.jpg")
+def trial():
+    if not is_host():
+        abort(401, "log in to the host panel first")
+    data = setup().trial_picture()
+    if data is None:
+        abort(404, "no trial read yet")
+    response = make_response(data)
+    response.headers["Content-Type"] = "image/jpeg"
+    response.headers["Cache-Control"] = "no-store"
+    return response
