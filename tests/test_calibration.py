@@ -257,6 +257,8 @@ def test_the_demo_shows_its_pictures_but_sets_nothing(tmp_path):
             answer = client.post(path, json=body or {}, headers=headers)
             assert answer.status_code == 409 and "several cameras" in answer.get_json()["error"]
         assert saved(service) is None
+        trial = client.post("/host/camera/try-read", json={"kind": "pips"}, headers=headers)  # reading changes nothing
+        assert trial.status_code == 200 and trial.get_json()["message"].startswith("read 0 dice; it would be held")
     finally:
         service.stop()
 
