@@ -14,6 +14,7 @@ reopened every few seconds until it is back.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import os
@@ -44,6 +45,7 @@ class Sight:
     confidences: tuple[float, ...]
     flagged: bool = False
     reason: str | None = None
+    unsure: tuple[int, ...] = ()  # which dice (indices) the reader doubts: marked for the host
 
 
 class DiceReader(Protocol):
@@ -74,7 +76,7 @@ def check_sight(sight: Sight, kind: str, count: int) -> Sight:
 
 
 def _flag(sight: Sight, reason: str) -> Sight:
-    return Sight(sight.values, sight.boxes, sight.confidences, True, reason)
+    return dataclasses.replace(sight, flagged=True, reason=reason)
 
 
 def encode_photo(image: np.ndarray, sight: Sight | None = None) -> tuple[bytes, Sight | None]:
@@ -106,7 +108,7 @@ def encode_photo(image: np.ndarray, sight: Sight | None = None) -> tuple[bytes, 
         raise ValueError("could not encode the reveal photo")
     if boxes:
         moved = tuple(tuple(round((v - (x0, y0)[i % 2]) * scale) for i, v in enumerate(box)) for box in boxes)
-        sight = Sight(sight.values, moved, sight.confidences, sight.flagged, sight.reason)
+        sight = dataclasses.replace(sight, boxes=moved)
     return data.tobytes(), sight
 
 
@@ -371,7 +373,7 @@ class RevealDesk:
         sight = check_sight(sight, request.kind, request.count)
         outcome = self.table.offer_reading(
             sight.values, boxes=sight.boxes, confidences=sight.confidences, flagged=sight.flagged,
-            reason=sight.reason, photo=photo,
+            reason=sight.reason, photo=photo, unsure=sight.unsure,
         )
         self.readings += 1
         if outcome == "applied":
@@ -480,13 +482,15 @@ class VisionReader:
     def read(self, frame: np.ndarray, kind: str) -> Sight:
         if kind == "spike" and (self._profile is None or not self._profile.taught):
             return Sight((), (), (), True, "spike dice need a taught profile (companion teach spike)")
+        sure = getattr(self._config, "min_confidence", 0.8)
         reading = self._vision.read_dice(
             frame, kind, profile=self._profile if kind == "spike" else None,
-            roi=getattr(self._config, "roi", None), min_confidence=getattr(self._config, "min_confidence", 0.8),
+            roi=getattr(self._config, "roi", None), min_confidence=sure,
             empty_table=self._empty_table, occluder_fraction=getattr(self._config, "occluder_fraction", 0.12),
         )
         return Sight(tuple(d.value for d in reading.dice), tuple(tuple(d.box) for d in reading.dice),
-                     tuple(float(d.confidence) for d in reading.dice), reading.flagged, reading.reason)
+                     tuple(float(d.confidence) for d in reading.dice), reading.flagged, reading.reason,
+                     tuple(i for i, d in enumerate(reading.dice) if d.confidence < sure))
 
     @staticmethod
     def ready_factory(vision_config) -> Callable[[], ReadySignal]:

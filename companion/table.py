@@ -94,6 +94,7 @@ class HeldReading:
     confidences: tuple[float, ...]
     reason: str
     photo_id: int | None
+    unsure: frozenset[int] = frozenset()  # the dice the reader doubts, marked on the host panel
 
 
 class Table:
@@ -242,8 +243,9 @@ class Table:
 
     def offer_reading(self, values: Sequence[Any], *, boxes: Sequence[Sequence[int]] = (),
                       confidences: Sequence[float] = (), flagged: bool = False, reason: str | None = None,
-                      photo: bytes | None = None, source: str = "camera") -> str:
-        """A reading from the camera: applied when it fits, else held for the host.
+                      photo: bytes | None = None, source: str = "camera", unsure: Sequence[int] = ()) -> str:
+        """A reading from the camera: applied when it fits, else held for the host, who is
+        shown which dice the reader doubts (`unsure`, indices into `values`).
 
         Returns "applied", "held" or "ignored" (no reading expected now).
         """
@@ -264,7 +266,8 @@ class Table:
                     reason = str(exc)
                 else:
                     return "applied"
-            self._held = HeldReading(tuple(values), boxes_t, conf_t, reason or "the reader is unsure", photo_id)
+            self._held = HeldReading(tuple(values), boxes_t, conf_t, reason or "the reader is unsure", photo_id,
+                                     frozenset(int(i) for i in unsure))
             log.info("reading held for the host: %s", self._held.reason)
             self._publish()
             return "held"
@@ -351,8 +354,8 @@ class Table:
             held = self._held
             view["held_reading"] = None if held is None else {
                 "values": list(held.values), "reason": held.reason, "photo": held.photo_id,
-                "dice": [{"value": v, "box": list(held.boxes[i]) if i < len(held.boxes) else None}
-                         for i, v in enumerate(held.values)],
+                "dice": [{"value": v, "box": list(held.boxes[i]) if i < len(held.boxes) else None,
+                          "unsure": i in held.unsure} for i, v in enumerate(held.values)],
             }
             if self._session is not None:
                 record = self._session.record.to_dict(public=True)

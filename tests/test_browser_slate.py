@@ -381,7 +381,8 @@ def test_a_held_camera_reading_is_fixed_on_the_panel(browser, served):
     table.press(1, "green")
     photo, boxes = dice_photo()
     values = ["red", "red", "red", "blue", "red"]  # the reader got die 5 wrong and was unsure
-    assert table.offer_reading(values, boxes=boxes, photo=photo, flagged=True, reason="die 5 is blurred") == "held"
+    assert table.offer_reading(values, boxes=boxes, photo=photo, flagged=True, reason="die 5 is blurred",
+                               unsure=[4]) == "held"
     slate = browser.new_page(viewport={"width": 1280, "height": 800})
     slate.goto(server.url + "/")
     host = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -391,6 +392,9 @@ def test_a_held_camera_reading_is_fixed_on_the_panel(browser, served):
     host.wait_for_function("document.getElementById('held-img').naturalWidth === 640")
     selects = host.locator("#dice-inputs select")
     assert [selects.nth(i).input_value() for i in range(5)] == values  # prefilled with the reading
+    assert host.locator("#held-marks .mark.unsure").count() == 1  # only the doubted die is marked
+    assert host.locator("#held-marks .mark").nth(4).get_attribute("class").endswith("unsure")
+    assert host.locator("#held-marks .mark text").nth(4).text_content().endswith("?")
     host.locator("#held-marks .mark").nth(4).click()
     assert host.evaluate("document.activeElement === document.querySelectorAll('#dice-inputs select')[4]")
     selects.nth(4).select_option("blue")

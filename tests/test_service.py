@@ -201,12 +201,14 @@ def test_a_reading_with_the_wrong_number_of_dice_is_held_for_the_host(rig):
 
 
 def test_a_flagged_reading_is_held_and_never_applied(rig):
-    rig.reader.sight = Sight(("red",), ((1, 1, 5, 5),), (0.4,), True, "a hand is over the dice")
+    rig.reader.sight = Sight(("red", "blue"), ((1, 1, 5, 5), (8, 1, 12, 5)), (0.4, 0.99), True,
+                             "a hand is over the dice", unsure=(0,))
     rig.table.start_game("toy", ["Ann", "Ben"])
     rig.table.press(0, "green")
     rig.table.press(1, "yellow")
     assert rig.desk.reveal_now().startswith("held for the host: a hand is over the dice")
-    assert rig.table.host_view()["held_reading"]["values"] == ["red"]
+    held = rig.table.host_view()["held_reading"]
+    assert held["values"] == ["red", "blue"] and [d["unsure"] for d in held["dice"]] == [True, False]
     assert len(rig.table.session.record.events) == 2
 
 

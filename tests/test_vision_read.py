@@ -176,3 +176,16 @@ def test_dice_too_small_in_the_view_are_flagged_and_a_table_region_fixes_it():
     near = read_dice(frame, "chance", roi=(x0, y0, x0 + w, y0 + h))
     assert not near.flagged, near.reason
     assert Counter(near.values) == Counter(b[4] for b in entry["boxes"])
+
+
+def test_the_service_reader_names_the_dice_it_doubts():
+    from companion.reveal import VisionReader
+    from hardware.vision import VisionConfig
+
+    frame = cv2.imread(str(FIXTURES / "rendered" / "images" / "spikeA_0027.jpg"))  # symbol dice read as pips
+    sight = VisionReader(VisionConfig()).read(frame, "pips")
+    assert sight.flagged and sight.unsure
+    assert all((sight.confidences[i] < 0.8) == (i in sight.unsure) for i in range(len(sight.values)))
+    x, y = (int(v) for v in sight.reason.split("(")[1].split(")")[0].split(","))  # "die at (x,y) is unclear"
+    named = [i for i, (x1, y1, x2, y2) in enumerate(sight.boxes) if x1 <= x <= x2 and y1 <= y <= y2]
+    assert named and named[0] in sight.unsure

@@ -47,7 +47,7 @@
         const [x, y, x2, y2] = d.box;  /* [x1, y1, x2, y2] in the photo's pixels */
         const bw = x2 - x, bh = y2 - y;
         const g = document.createElementNS(ns, "g");
-        g.setAttribute("class", "mark" + (onPick ? " pickable" : ""));
+        g.setAttribute("class", "mark" + (onPick ? " pickable" : "") + (d.unsure ? " unsure" : ""));
         g.dataset.index = i;
         const r = document.createElementNS(ns, "rect");
         r.setAttribute("x", x); r.setAttribute("y", y); r.setAttribute("width", bw); r.setAttribute("height", bh);
@@ -56,7 +56,7 @@
         t.setAttribute("x", x + bw / 2); t.setAttribute("y", y - size * 0.3 < size ? y + bh + size : y - size * 0.3);
         t.setAttribute("font-size", size); t.setAttribute("text-anchor", "middle");
         const colour = COLOURS[d.value];
-        t.textContent = colour ? colour.shape + " " + colour.word : String(d.value);
+        t.textContent = (colour ? colour.shape + " " + colour.word : String(d.value)) + (d.unsure ? " ?" : "");
         g.append(r, t);
         if (onPick) g.addEventListener("click", () => onPick(i, d));
         svg.append(g);
