@@ -25,18 +25,20 @@ def setup():
     return camera
 
 
-def changed(message: str):
+def changed(message: str, shown: bool = True):
+    """`shown`: flash the message on the page (the trial read shows its own)."""
     if wants_json():
         return jsonify({"ok": True, "message": message, **setup().describe()})
-    flash(message)
+    if shown:
+        flash(message)
     return redirect(url_for("camera.page"), code=303)
 
 
-def answer(change: Callable[[], str]):
+def answer(change: Callable[[], str], shown: bool = True):
     """Run the change: its message, or why it was refused (the calibration then unchanged;
     a page shows the reason above the picture)."""
     try:
-        return changed(change())
+        return changed(change(), shown)
     except CalibrationError as exc:
         if wants_json():
             return error_response(exc.status, str(exc))
@@ -124,7 +126,7 @@ def new_spike_profile():
 def try_read():
     """Read the dice in view now (`kind`: pips, chance or spike) without touching the game."""
     kind = (request.get_json(silent=True) or {}).get("kind") if request.is_json else request.form.get("kind")
-    return answer(lambda: setup().try_read(kind or "pips"))
+    return answer(lambda: setup().try_read(kind or "pips"), shown=False)
 
 
 @bp.get("/trial.jpg")
