@@ -315,7 +315,7 @@ class RevealDesk:
         if asked or (signal == "ready" and request is not None) or (request is not None and self._fresh_scene is not None):
             scene = frame if asked or signal == "ready" else self._fresh_scene
             self._fresh_scene = None
-            result = self._read_and_offer(scene, request)
+            result = self._read_and_offer(scene, request, asked=bool(asked))
             for ask in asked:
                 ask.answer(result)
         elif signal == "ready":
@@ -357,7 +357,11 @@ class RevealDesk:
             self._occlusion_told = False
             self.table.set_device_status("camera", "ok", "")
 
-    def _read_and_offer(self, frame: np.ndarray, request) -> str:
+    def _read_and_offer(self, frame: np.ndarray, request, asked: bool = True) -> str:
+        """Read the frame and offer the reading to the table. A read nobody asked for (the
+        scene came to rest) that sees no die at all is not offered: that is the empty tray
+        before the throw, or the cup resting over the dice before it is lifted, and holding
+        it for the host would only show a "no dice found" to dismiss."""
         if request is None:
             return "no dice are expected now"
         if request.kind not in CAMERA_KINDS:
@@ -369,6 +373,10 @@ class RevealDesk:
         except Exception as exc:  # UnreadableFrame, a missing spike profile, a reader bug
             log.warning("could not read the dice: %s", exc)
             sight = Sight((), (), (), True, f"the reader failed: {exc}")
+        else:
+            if not asked and not sight.values:
+                log.debug("a still scene with no dice in view: not offered")
+                return "no dice in view"
         photo, sight = encode_photo(frame, sight)
         sight = check_sight(sight, request.kind, request.count)
         outcome = self.table.offer_reading(

@@ -185,6 +185,19 @@ def test_dice_that_came_to_rest_before_the_game_asked_are_read_when_it_does(rig)
     eventually(lambda: isinstance(rig.table.session.record.events[-1], DiceObserved))
 
 
+def test_a_still_scene_without_dice_is_not_held_unless_someone_asked(rig):
+    rig.reader.sight = Sight((), (), (), True, "no dice found: is the cup still over them?")
+    rig.table.start_game("toy", ["Ann", "Ben"])
+    rig.table.press(0, "green")
+    rig.table.press(1, "yellow")
+    rig.ready.lift()  # the cup came to rest over the dice, or the tray is still empty
+    eventually(lambda: rig.reader.reads == 1)
+    time.sleep(0.2)
+    assert rig.table.host_view()["held_reading"] is None and rig.desk.readings == 0
+    assert rig.desk.reveal_now().startswith("held for the host: no dice found")  # a press always answers
+    assert rig.table.host_view()["held_reading"]["reason"].startswith("no dice found")
+
+
 def test_a_reading_with_the_wrong_number_of_dice_is_held_for_the_host(rig):
     rig.reader.sight = Sight(("red", "blue"), ((1, 1, 5, 5), (9, 9, 15, 15)), (0.99, 0.99))
     rig.table.start_game("toy", ["Ann", "Ben"])
