@@ -41,6 +41,10 @@ class Scene:
     files: tuple[str, ...]
 
 
+def _dice(values) -> list[str]:
+    return sorted(map(str, values))
+
+
 def demo_folder() -> Path:
     return Path(str(resources.files("companion").joinpath("data/demo")))
 
@@ -109,7 +113,18 @@ class DemoCamera:
         """A scene of exactly `count` dice of `kind`: a bundled photo when one has that
         many, else a photo with more dice laid on its table (cut from the other photos at
         the same scale, blended in), else, if no room is left, photos side by side."""
-        own = self._photos.get((kind, count), [])
+        # Not the same dice twice running while another picture can be had: two of the three
+        # photos of two pips show 4 and 6, and a roll-off tied round after round.
+        last = _dice(self.last_scene.values) if self.last_scene and self.last_scene.kind == kind else None
+        for _ in range(4):
+            scene, image = self._compose_once(kind, count, last)
+            if scene is None or _dice(scene.values) != last:
+                break
+        return scene, image
+
+    def _compose_once(self, kind: str, count: int, last: list[str] | None):
+        own = [e for e in self._photos.get((kind, count), []) if _dice(e["dice"]) != last] or \
+            self._photos.get((kind, count), [])
         if own and (self._rng.random() < 0.7 or count == 1):
             entry = self._rng.choice(own)
             image = self._image(entry)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from companion.config import parse_config
-from companion.demo_photos import DemoCamera, ManifestReader, demo_folder, load_manifest
+from companion.demo_photos import DemoCamera, ManifestReader, Scene, demo_folder, load_manifest
 from companion.reveal import CAMERA_KINDS
 from companion.rules import DiceObserved, DiceRequest, all_games
 from companion.service import TableService
@@ -64,6 +64,17 @@ def test_the_cup_stays_on_a_moment_then_a_photo_with_the_expected_dice_shows():
 
 def same_dice(a, b) -> bool:
     return sorted(map(str, a)) == sorted(map(str, b))
+
+
+def test_the_same_dice_are_not_shown_twice_running():
+    repeats = 0
+    for seed in range(40):
+        camera = DemoCamera(StubTable(None), cup_seconds=0, seed=seed)
+        camera.last_scene = Scene("pips", (6, 4), (), ("before.jpg",))
+        scene, _ = camera.compose("pips", 2)
+        assert len(scene.values) == 2
+        repeats += same_dice(scene.values, (4, 6))
+    assert repeats <= 1  # two of the three photos of two pips show 4 and 6: drawn blindly, about half would
 
 
 def test_more_dice_than_any_photo_has_are_laid_on_one_table():
