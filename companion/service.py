@@ -69,6 +69,7 @@ class TableService:
         self._lock_file = None
         self._before_reveal: Callable[[], None] = lambda: None
         self._demo_camera = None
+        self._calibration_warned = False
         self._owns_factory = False
 
     # --- start ------------------------------------------------------------------------
@@ -84,8 +85,9 @@ class TableService:
             self._open_gpio()
             self.camera_setup = CameraSetup(CalibrationStore(self.data_dir), self.config.vision, read_only=(
                 "the demo's photos come from several cameras, so no one region or empty-table photo fits "
-                "them: on a real table this page sets both" if self.demo else None))
-            if self.camera_setup.problem:
+                "them: on a real table this page sets them" if self.demo else None))
+            self._calibration_warned = bool(self.camera_setup.problem)
+            if self._calibration_warned:
                 self.table.set_device_status("calibration", "warning", self.camera_setup.problem)
             self.desk = self._build_desk()
             self.camera_setup.connect(self.desk, self._recalibrated)
@@ -171,7 +173,9 @@ class TableService:
     def _recalibrated(self, vision) -> None:
         """The host changed the calibration: the desk builds its reader and watcher anew."""
         self.desk.reconfigure(self._reader_for(vision), self._ready_for(vision))
-        self.table.set_device_status("calibration", "ok", "")
+        if self._calibration_warned:  # the host has set it again: the warning is answered
+            self._calibration_warned = False
+            self.table.set_device_status("calibration", "ok", "")
 
     def _build_app(self):
         from web import create_app

@@ -204,6 +204,10 @@ def test_a_broken_calibration_is_shown_on_the_slate_and_the_service_still_starts
         devices = service.table.snapshot()["devices"]
         assert devices["calibration"]["status"] == "warning"
         assert "could not be used" in devices["calibration"]["message"]
+        eventually(lambda: service.desk.latest_frame() is not None)
+        client, headers = host_client(service)
+        assert client.post("/host/camera/region", json={"roi": [0, 0, 80, 60]}, headers=headers).status_code == 200
+        assert service.table.snapshot()["devices"]["calibration"]["status"] == "ok"  # answered by the new one
     finally:
         service.stop()
 
