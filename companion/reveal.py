@@ -218,8 +218,9 @@ class RevealDesk:
 
     def on_camera_thread(self, job: CameraJob, timeout: float = 8.0) -> Any:
         """Run `job(frame, reader)` on the camera thread, with a frame taken after this call,
-        between reads (the reader's networks are not shared across threads). Returns what
-        the job returns; raises what it raises, or CameraJobFailed when it cannot run."""
+        between reads: it uses the reader the table uses, set up as the table's, and never
+        races a reveal. Returns what the job returns; raises what it raises, or
+        CameraJobFailed when it cannot run (no answer within `timeout`, shutting down)."""
         if self._stop.is_set():
             raise CameraJobFailed("the table is shutting down")
         ask = _Ask()
