@@ -331,9 +331,6 @@ class CameraSetup:
     def try_read(self, kind: Any) -> str:
         """Read the dice in view now, as a reveal would, without offering them to any game:
         to check the light, the region and the taught faces before play."""
-        from hardware.vision import annotate
-        from hardware.vision.reading import DieReading, Reading
-
         from companion.reveal import CAMERA_KINDS, CameraJobFailed
 
         if kind not in CAMERA_KINDS:
@@ -350,29 +347,38 @@ class CameraSetup:
             frame, sight = self._desk.on_camera_thread(job)
         except CameraJobFailed as exc:
             raise CalibrationError(str(exc)) from None
-        reading = Reading(tuple(DieReading(v, b, c) for v, b, c in zip(sight.values, sight.boxes, sight.confidences)),
-                          sight.flagged, sight.reason)
-        picture = annotate(frame, reading, getattr(self.vision, "min_confidence", 0.8))
-        height, width = picture.shape[:2]
-        if width > VIEW_WIDTH:
-            picture = cv2.resize(picture, (VIEW_WIDTH, round(height * VIEW_WIDTH / width)), interpolation=cv2.INTER_AREA)
-        ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 85])
-        if not ok:
-            raise CalibrationError("the read's picture could not be encoded")
         count = len(sight.values)
         said = f"read {count} {'die' if count == 1 else 'dice'}"
         if count:
             said += ": " + ", ".join(str(v) for v in sight.values)
         if sight.flagged:
             said += f"; it would be held for the host: {sight.reason}"
-        self._trial = (data.tobytes(), {"kind": kind, "values": list(sight.values), "flagged": sight.flagged,
-                                        "reason": sight.reason, "said": said, "at": time.time()})
+        self._show(frame, list(zip(sight.values, sight.boxes, sight.confidences)), said, kind=kind, what="read",
+                   flagged=sight.flagged, reason=sight.reason)
         return said
+
+    def _show(self, frame: np.ndarray, dice: list[tuple[Any, Any, float]], said: str, *, kind: str, what: str,
+              flagged: bool = False, reason: str | None = None) -> None:
+        """Keep the picture of the last trial read or spike lesson (`what`: "read" or
+        "lesson"), each die boxed with its value, for the page to show."""
+        from hardware.vision import annotate
+        from hardware.vision.reading import DieReading, Reading
+
+        reading = Reading(tuple(DieReading(v, tuple(b), c) for v, b, c in dice), flagged, reason)
+        picture = annotate(frame, reading, getattr(self.vision, "min_confidence", 0.8))
+        height, width = picture.shape[:2]
+        if width > VIEW_WIDTH:
+            picture = cv2.resize(picture, (VIEW_WIDTH, round(height * VIEW_WIDTH / width)), interpolation=cv2.INTER_AREA)
+        ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        if ok:
+            self._trial = (data.tobytes(), {"what": what, "kind": kind, "values": [v for v, _, _ in dice], "flagged": flagged,
+                                            "reason": reason, "said": said, "at": time.time()})
 
     def teach_spike(self, face: Any) -> str:
         """Every die the camera sees now (inside the table region) becomes an example of
         spike face `face`, added to the profile in force; the result is the panel's profile."""
         from hardware import vision
+        from hardware.vision.reader import spike_lesson
 
         from companion.reveal import CameraJobFailed
 
@@ -392,20 +398,22 @@ class CameraSetup:
                 if frame is None:
                     raise CalibrationError("there is no camera picture to teach from: check the camera is connected")
                 try:
-                    return vision.teach_spike(profile, face, [frame], roi=roi)
+                    return frame.copy(), spike_lesson(frame, roi)
                 except vision.UnreadableFrame as exc:
                     raise CalibrationError(f"{exc}; nothing was taught") from None
 
             try:
-                taught, added = self._desk.on_camera_thread(job)
+                frame, (examples, boxes) = self._desk.on_camera_thread(job)
             except CameraJobFailed as exc:
                 raise CalibrationError(str(exc)) from None
+            taught = profile.with_examples(face, examples)
             with self._lock:
                 self._save_profile(taught)
-        said = f"taught face {face} from {added} {'die' if added == 1 else 'dice'}"
-        if taught.untaught:
-            return f"{said}; still to teach: {', '.join(map(str, taught.untaught))}"
-        return f"{said}; all six faces are taught"
+        said = f"taught face {face} from {len(boxes)} {'die' if len(boxes) == 1 else 'dice'}"
+        said += f"; still to teach: {', '.join(map(str, taught.untaught))}" if taught.untaught else \
+            "; all six faces are taught"
+        self._show(frame, [(face, box, 1.0) for box in boxes], said, kind="spike", what="lesson")  # the dice taken
+        return said
 
     def new_spike_profile(self) -> str:
         """Start the taught spike faces afresh (another set of dice). The panel's profile

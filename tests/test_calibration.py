@@ -299,6 +299,10 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
                                  "csrf_token": headers["X-CSRF-Token"]}, headers={"Accept": "application/json"})
             assert answer.status_code == 200, answer.get_data(as_text=True)
             assert f"taught face {face} from {len(entry['dice'])} di" in answer.get_json()["message"]
+        page = client.get("/host/camera").get_data(as_text=True)
+        assert "the boxed dice were taken" in page  # the last lesson's picture, in the spike card
+        lesson = cv2.imdecode(np.frombuffer(client.get("/host/camera/trial.jpg").data, np.uint8), cv2.IMREAD_COLOR)
+        assert lesson.shape == camera.frame.shape and not np.array_equal(lesson, camera.frame)
         state = client.get("/host/camera/state").get_json()["spike"]
         assert state["untaught"] == [] and state["from"] == "panel"
         assert sum(state["examples"].values()) == sum(len(e["dice"]) for e in entries.values() if e["fixture_role"] == "enrol")
