@@ -198,6 +198,7 @@ class CameraSetup:
         self._teaching = threading.Lock()  # one lesson at a time: each adds to the profile before it
         self._spike_seen: tuple[tuple[str, int | None], dict[str, Any]] | None = None
         self._trial: tuple[bytes, dict[str, Any]] | None = None  # the last "try a read": picture, summary
+        self._before_lesson: tuple[Any, int] | None = None  # (the spike profile before the last lesson, its face)
         self._calibration = store.load()
         #: The [vision] settings in force: the config file's with the host's calibration on top.
         self.vision = applied(base_vision, self._calibration, store.data_dir)
@@ -240,7 +241,8 @@ class CameraSetup:
             "problem": self.problem,
             "read_only": self.read_only,
             "spike": {**self._spike_state(vision.spike_profile),
-                      "from": "panel" if calibration.spike_profile else ("config" if vision.spike_profile else None)},
+                      "from": "panel" if calibration.spike_profile else ("config" if vision.spike_profile else None),
+                      "undo_face": self._before_lesson[1] if self._before_lesson else None},
             "trial": self._trial[1] if self._trial else None,
         }
 
@@ -409,11 +411,26 @@ class CameraSetup:
             taught = profile.with_examples(face, examples)
             with self._lock:
                 self._save_profile(taught)
+                self._before_lesson = (profile, face)
         said = f"taught face {face} from {len(boxes)} {'die' if len(boxes) == 1 else 'dice'}"
         said += f"; still to teach: {', '.join(map(str, taught.untaught))}" if taught.untaught else \
             "; all six faces are taught"
         self._show(frame, [(face, box, 1.0) for box in boxes], said, kind="spike", what="lesson")  # the dice taken
         return said
+
+    def undo_lesson(self) -> str:
+        """Take back the last lesson (a die missed, or something not a die taken): the
+        profile is as it was before it."""
+        self._check_writable()
+        with self._teaching, self._lock:
+            if self._before_lesson is None:
+                raise CalibrationError("there is no lesson to take back")
+            profile, face = self._before_lesson
+            self._save_profile(profile)
+            self._before_lesson = None
+            if self._trial and self._trial[1].get("what") == "lesson":
+                self._trial = None
+        return f"the last lesson (face {face}) is taken back"
 
     def new_spike_profile(self) -> str:
         """Start the taught spike faces afresh (another set of dice). The panel's profile
@@ -432,6 +449,7 @@ class CameraSetup:
                     raise CalibrationError(f"the old spike profile could not be kept aside: {exc.strerror or exc}") from None
                 kept = f" (the old one is kept as {aside.name})"
             self._save_profile(vision.SpikeProfile())
+            self._before_lesson = None
         return f"a new spike profile, no faces taught yet{kept}"
 
     def _save_profile(self, profile: Any) -> None:

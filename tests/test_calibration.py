@@ -81,7 +81,8 @@ def test_the_page_shows_the_cameras_picture_to_the_host_only(rig):
     assert client.get("/host/camera/state").get_json() == {
         "picture": {"width": 80, "height": 60}, "roi": None, "roi_from": None,
         "empty_table": False, "empty_table_from": None, "problem": None, "read_only": None,
-        "spike": {"examples": {}, "untaught": [1, 2, 3, 4, 5, 6], "problem": None, "from": None}, "trial": None}
+        "spike": {"examples": {}, "untaught": [1, 2, 3, 4, 5, 6], "problem": None, "from": None, "undo_face": None},
+        "trial": None}
 
 
 def test_a_region_is_checked_against_the_picture_saved_and_used_at_once(rig):
@@ -281,7 +282,7 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
         eventually(lambda: service.desk.latest_frame() is not None)
         client, headers = host_client(service)
         state = client.get("/host/camera/state").get_json()["spike"]
-        assert state == {"examples": {}, "untaught": [1, 2, 3, 4, 5, 6], "problem": None, "from": None}
+        assert state == {"examples": {}, "untaught": [1, 2, 3, 4, 5, 6], "problem": None, "from": None, "undo_face": None}
 
         answer = client.post("/host/camera/teach-spike", json={"face": 2}, headers=headers)
         assert answer.status_code == 409 and "no die found" in answer.get_json()["error"]
@@ -304,7 +305,17 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
         lesson = cv2.imdecode(np.frombuffer(client.get("/host/camera/trial.jpg").data, np.uint8), cv2.IMREAD_COLOR)
         assert lesson.shape == camera.frame.shape and not np.array_equal(lesson, camera.frame)
         state = client.get("/host/camera/state").get_json()["spike"]
-        assert state["untaught"] == [] and state["from"] == "panel"
+        assert state["untaught"] == [] and state["from"] == "panel" and state["undo_face"] == 6
+        before = state["examples"]
+        camera.frame = cv2.imread(str(SPIKES / "images/spikeA_enrol_0002.jpg"))  # face 1 shown, taught as 3 by mistake
+        assert client.post("/host/camera/teach-spike", json={"face": 3}, headers=headers).status_code == 200
+        assert client.get("/host/camera/state").get_json()["spike"]["examples"]["3"] == before["3"] + 1
+        undone = client.post("/host/camera/undo-lesson", headers=headers).get_json()
+        assert undone["message"] == "the last lesson (face 3) is taken back"
+        state = undone["spike"]
+        assert state["examples"] == before and state["undo_face"] is None
+        again = client.post("/host/camera/undo-lesson", headers=headers)
+        assert again.status_code == 409 and "no lesson" in again.get_json()["error"]
         assert sum(state["examples"].values()) == sum(len(e["dice"]) for e in entries.values() if e["fixture_role"] == "enrol")
         assert saved(service)["spike_profile"] == "spike-profile.npz"
 

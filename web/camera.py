@@ -115,6 +115,12 @@ def teach_spike():
     return answer(lambda: setup().teach_spike(face))
 
 
+@bp.post("/undo-lesson")
+@host_action
+def undo_lesson():
+    return answer(lambda: setup().undo_lesson())
+
+
 @bp.post("/new-spike-profile")
 @host_action
 def new_spike_profile():
