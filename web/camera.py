@@ -1,6 +1,7 @@
 """The host panel's camera page (`/host/camera`): what the camera sees, the table region
-drawn over it, the empty-table photo taken from it, and spike faces taught from it. Host only, every change
-CSRF-checked, like the rest of the panel; the work is the service's CameraSetup.
+drawn over it, the empty-table photo taken from it, spike faces taught from it and trial
+reads. Host only, every change CSRF-checked, like the rest of the panel; the work is the
+service's CameraSetup.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def setup():
 
 
 def changed(message: str, shown: bool = True):
-    """`shown`: flash the message on the page (the trial read shows its own)."""
+    """`shown`: flash the message on the page (a trial read or a lesson shows its own, by its picture)."""
     if wants_json():
         return jsonify({"ok": True, "message": message, **setup().describe()})
     if shown:
@@ -112,7 +113,7 @@ def teach_spike():
     face = (request.get_json(silent=True) or {}).get("face") if request.is_json else request.form.get("face")
     if face in (None, ""):
         abort(400, "pick the face (1 to 6) the dice show")
-    return answer(lambda: setup().teach_spike(face))
+    return answer(lambda: setup().teach_spike(face), shown=False)
 
 
 @bp.post("/undo-lesson")
