@@ -55,7 +55,8 @@ class DiceReader(Protocol):
 
 
 class ReadySignal(Protocol):
-    """hardware.vision.ReadyToRead: feed(frame, t) -> state whose .value is "ready" when to read."""
+    """hardware.vision.ReadyToRead: feed(frame, t) -> state whose .value is "ready" when to read.
+    It may also have mark_read(frame): that scene was read, do not say "ready" for it."""
 
     def feed(self, frame: np.ndarray, t: float) -> Any: ...
 
@@ -166,6 +167,7 @@ class RevealDesk:
         self._jobs: list[tuple[CameraJob, _Ask]] = []
         self._new_parts: tuple[Callable[[], DiceReader | None], Callable[[], ReadySignal] | None] | None = None
         self._latest: tuple[np.ndarray, float] | None = None  # the last frame and when it came
+        self._last_read: np.ndarray | None = None  # the last frame whose reading was offered
         self.readings = 0  # offered readings (benchmarks, tests)
 
     # --- life cycle -------------------------------------------------------------------
@@ -330,6 +332,8 @@ class RevealDesk:
             return None
         if self._ready is None:
             self._ready = self._make_ready()
+            if self._last_read is not None:  # a new watcher (camera back, new calibration) must
+                self._mark_read(self._last_read)  # not take the dice already read for a new throw
         state = self._ready.feed(frame, self._clock())
         return getattr(state, "value", state)
 
@@ -378,6 +382,8 @@ class RevealDesk:
             if not asked and not sight.values:
                 log.debug("a still scene with no dice in view: not offered")
                 return "no dice in view"
+        self._last_read = frame
+        self._mark_read(frame)  # a press before the dice settled: READY must not read them again
         photo, sight = encode_photo(frame, sight)
         sight = check_sight(sight, request.kind, request.count)
         outcome = self.table.offer_reading(
@@ -390,6 +396,11 @@ class RevealDesk:
         if outcome == "held":
             return f"held for the host: {sight.reason or 'the reading does not fit the game'}"
         return "no dice are expected now"
+
+    def _mark_read(self, frame: np.ndarray) -> None:
+        mark = getattr(self._ready, "mark_read", None)
+        if mark is not None:
+            mark(frame)
 
     def _load_reader(self) -> None:
         """Built on this thread: loading models must not delay the slate."""
@@ -530,9 +541,16 @@ class SettledScene:
         self._since: float | None = None
         self._fired: np.ndarray | None = None
 
+    def mark_read(self, frame: np.ndarray) -> None:
+        """That scene was read: do not say "ready" for it."""
+        self._fired = self._small(frame)
+
+    @staticmethod
+    def _small(frame: np.ndarray) -> np.ndarray:
+        return cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (80, 60), interpolation=cv2.INTER_AREA).astype(np.int16)
+
     def feed(self, frame: np.ndarray, t: float) -> str:
-        small = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (80, 60), interpolation=cv2.INTER_AREA)
-        small = small.astype(np.int16)
+        small = self._small(frame)
         previous, self._previous = self._previous, small
         if previous is None or np.abs(small - previous).mean() > self._threshold:
             self._since = t

@@ -9,6 +9,7 @@ import sqlite3
 import threading
 import time
 import urllib.request
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -386,3 +387,75 @@ def test_a_wide_frame_without_dice_is_shrunk_whole():
     photo, _ = encode_photo(np.zeros((1296, 2304, 3), np.uint8))
     image = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR)
     assert image.shape[:2] == (round(1296 * PHOTO_WIDTH / 2304), PHOTO_WIDTH)
+
+
+class _Request:
+    kind, count, seat = "pips", 1, 0
+
+
+class _AlwaysWaiting:
+    """A table that always waits for one pip die and takes every reading."""
+
+    def __init__(self):
+        self.offers = []
+
+    def expected_dice(self):
+        return _Request()
+
+    def offer_reading(self, values, **_):
+        self.offers.append(tuple(values))
+        return "applied"
+
+    def set_device_status(self, *_):
+        pass
+
+
+def _tray(*dice):
+    frame = np.full((480, 640, 3), 90, np.uint8)
+    for x, y in dice:
+        frame[y:y + 40, x:x + 40] = 250
+    return frame
+
+
+def test_dice_read_by_a_press_are_not_read_again_when_they_settle_nor_by_a_new_watcher():
+    from companion.reveal import RevealDesk
+    from hardware.vision import ReadyToRead
+
+    class Reader:  # one die for every bright square
+        def read(self, frame, kind):
+            n = int((frame[::40, ::40, 0] == 250).sum())
+            return Sight((4,) * n, ((1, 1, 5, 5),) * n, (0.99,) * n)
+
+    shown = {"frame": _tray()}
+    camera = SimpleNamespace(read=lambda: shown["frame"], close=lambda: None)
+    clock = [0.0]
+    table = _AlwaysWaiting()
+    desk = RevealDesk(table, lambda: camera, Reader, ready=lambda: ReadyToRead(still_seconds=0.5),
+                      clock=lambda: clock[0])
+    desk._load_reader()
+
+    def frames(n):
+        for _ in range(n):
+            clock[0] += 0.1
+            desk._step()
+
+    frames(10)
+    assert table.offers == []  # the empty tray at rest is not a reading
+    for y in (0, 60, 120):  # the cup comes off
+        shown["frame"] = _tray((300, y))
+        frames(1)
+    shown["frame"] = _tray((320, 200))
+    frames(1)
+    desk.request_reveal()  # pressed before the die has rested half a second
+    frames(1)
+    frames(10)  # ... and then it rests
+    assert table.offers == [(4,)]
+    desk.reconfigure(Reader, lambda: ReadyToRead(still_seconds=0.5))  # new calibration: a new watcher
+    frames(10)
+    assert table.offers == [(4,)]
+    for y in (0, 100):  # the next throw is read
+        shown["frame"] = _tray((100, y))
+        frames(1)
+    shown["frame"] = _tray((120, 200), (400, 300))
+    frames(10)
+    assert table.offers == [(4,), (4, 4)]

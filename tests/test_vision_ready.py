@@ -106,3 +106,11 @@ def test_built_from_config_with_an_unreadable_photo_says_so(tmp_path):
 
     with pytest.raises(UnreadableFrame, match="gone.png"):
         ReadyToRead.from_config(VisionConfig(empty_table=str(tmp_path / "gone.png")))
+
+
+def test_a_scene_marked_as_read_is_not_ready_again_but_the_next_one_is(table):
+    machine = ReadyToRead(still_seconds=0.5)
+    machine.mark_read(table)  # read by a reveal press before the dice settled
+    assert ReadyState.READY not in [s for _, s in play(machine, [noisy(table, i) for i in range(20)])]
+    moved = with_cup(table, 300)  # something else comes to rest: that is new
+    assert ReadyState.READY in [s for _, s in play(machine, [noisy(moved, i) for i in range(20)], t0=5.0)]

@@ -114,6 +114,13 @@ class ReadyToRead:
         return cls(still_seconds=config.still_seconds, motion_threshold=config.motion_threshold,
                    occluder_fraction=config.occluder_fraction, empty_table=reference, roi=config.roi)
 
+    def mark_read(self, frame_bgr: np.ndarray) -> None:
+        """This scene has been read another way (a reveal pressed before the dice settled, or
+        by a watcher this one replaces): READY will not fire for it, only for a scene that
+        differs from it. Without this, a press followed by the dice settling read them twice,
+        the second time as the next throw."""
+        self._read_scene = _small(frame_bgr, self.roi)
+
     def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
         if a.shape != b.shape:
             return 1.0
