@@ -76,6 +76,27 @@ def check_sight(sight: Sight, kind: str, count: int) -> Sight:
     return sight
 
 
+def same_throw(now: Sight, before: Sight) -> bool:
+    """The same dice showing the same faces, each within half a die of where it lay: a die
+    nudged or the table bumped after a reading, not a new throw (no throw lands every die
+    where the last one did)."""
+    if not now.values or len(now.values) != len(before.values) or len(now.boxes) != len(now.values) \
+            or len(before.boxes) != len(before.values):
+        return False
+    left = list(zip(before.values, before.boxes))
+    for value, box in zip(now.values, now.boxes):
+        cx, cy, side = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2, max(box[2] - box[0], box[3] - box[1], 1)
+        near = [(abs((b[0] + b[2]) / 2 - cx) + abs((b[1] + b[3]) / 2 - cy), i) for i, (v, b) in enumerate(left)
+                if str(v) == str(value)]
+        if not near:
+            return False
+        distance, i = min(near)
+        if distance > side / 2:
+            return False
+        left.pop(i)
+    return True
+
+
 def _flag(sight: Sight, reason: str) -> Sight:
     return dataclasses.replace(sight, flagged=True, reason=reason)
 
@@ -168,6 +189,7 @@ class RevealDesk:
         self._new_parts: tuple[Callable[[], DiceReader | None], Callable[[], ReadySignal] | None] | None = None
         self._latest: tuple[np.ndarray, float] | None = None  # the last frame and when it came
         self._last_read: np.ndarray | None = None  # the last frame whose reading was offered
+        self._last_sight: Sight | None = None  # ... and what was read in it (frame pixels)
         self.readings = 0  # offered readings (benchmarks, tests)
 
     # --- life cycle -------------------------------------------------------------------
@@ -382,7 +404,12 @@ class RevealDesk:
             if not asked and not sight.values:
                 log.debug("a still scene with no dice in view: not offered")
                 return "no dice in view"
-        self._last_read = frame
+            if not asked and self._last_sight is not None and same_throw(sight, self._last_sight):
+                log.info("the dice read last were moved a little (a nudge, a bumped table): not a new throw")
+                self._last_read = frame
+                self._mark_read(frame)
+                return "the same dice as the last reading"
+        self._last_read, self._last_sight = frame, sight
         self._mark_read(frame)  # a press before the dice settled: READY must not read them again
         photo, sight = encode_photo(frame, sight)
         sight = check_sight(sight, request.kind, request.count)

@@ -11,6 +11,7 @@ import time
 import urllib.request
 from types import SimpleNamespace
 
+import cv2
 import numpy as np
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -417,14 +418,15 @@ def _tray(*dice):
     return frame
 
 
-def test_dice_read_by_a_press_are_not_read_again_when_they_settle_nor_by_a_new_watcher():
+def test_dice_already_read_are_not_read_again_as_a_new_throw():
     from companion.reveal import RevealDesk
     from hardware.vision import ReadyToRead
 
-    class Reader:  # one die for every bright square
+    class Reader:  # a 4 for every bright square
         def read(self, frame, kind):
-            n = int((frame[::40, ::40, 0] == 250).sum())
-            return Sight((4,) * n, ((1, 1, 5, 5),) * n, (0.99,) * n)
+            n, _, stats, _ = cv2.connectedComponentsWithStats((frame[:, :, 0] == 250).astype(np.uint8))
+            boxes = tuple((x, y, x + w, y + h) for x, y, w, h, _ in stats[1:])
+            return Sight((4,) * (n - 1), boxes, (0.99,) * (n - 1))
 
     shown = {"frame": _tray()}
     camera = SimpleNamespace(read=lambda: shown["frame"], close=lambda: None)
@@ -459,3 +461,23 @@ def test_dice_read_by_a_press_are_not_read_again_when_they_settle_nor_by_a_new_w
     shown["frame"] = _tray((120, 200), (400, 300))
     frames(10)
     assert table.offers == [(4,), (4, 4)]
+    shown["frame"] = _tray((126, 204), (396, 309))  # the table is bumped: the dice shift a little
+    frames(10)
+    assert table.offers == [(4,), (4, 4)]  # not a new throw
+    desk.request_reveal()  # but a press reads whatever lies there
+    frames(1)
+    assert table.offers == [(4,), (4, 4), (4, 4)]
+    shown["frame"] = _tray((300, 100), (500, 380))  # a new throw with the same faces
+    frames(10)
+    assert table.offers == [(4,), (4, 4), (4, 4), (4, 4)]
+
+
+def test_same_throw_is_the_same_dice_in_nearly_the_same_places():
+    from companion.reveal import same_throw
+
+    before = Sight((3, 5), ((100, 100, 140, 140), (300, 100, 340, 140)), (0.9, 0.9))
+    assert same_throw(Sight((5, 3), ((305, 104, 345, 144), (96, 98, 136, 138)), (0.9, 0.9)), before)
+    assert not same_throw(Sight((3, 6), ((100, 100, 140, 140), (300, 100, 340, 140)), (0.9, 0.9)), before)
+    assert not same_throw(Sight((3, 5), ((100, 100, 140, 140), (330, 100, 370, 140)), (0.9, 0.9)), before)
+    assert not same_throw(Sight((3,), ((100, 100, 140, 140),), (0.9,)), before)
+    assert not same_throw(Sight((), (), ()), Sight((), (), ()))
