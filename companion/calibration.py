@@ -194,6 +194,7 @@ class CameraSetup:
         self._base = base_vision
         self._desk: Any = None
         self._rebuild: Callable[[Any], None] = lambda vision: None
+        self._withheld: Callable[[], str | None] = lambda: None
         self._lock = threading.Lock()
         self._teaching = threading.Lock()  # one lesson at a time: each adds to the profile before it
         self._spike_seen: tuple[tuple[str, int | None], dict[str, Any]] | None = None
@@ -203,9 +204,13 @@ class CameraSetup:
         #: The [vision] settings in force: the config file's with the host's calibration on top.
         self.vision = applied(base_vision, self._calibration, store.data_dir)
 
-    def connect(self, desk: Any, rebuild: Callable[[Any], None]) -> None:
-        """The reveal desk whose pictures the page shows, and what sets it up for new settings."""
+    def connect(self, desk: Any, rebuild: Callable[[Any], None],
+                withheld: Callable[[], str | None] | None = None) -> None:
+        """The reveal desk whose pictures the page shows, what sets it up for new settings,
+        and `withheld()`: why the camera's picture may not be shown now (a game in progress,
+        whose dice under the cups are secret), or None."""
         self._desk, self._rebuild = desk, rebuild
+        self._withheld = withheld or (lambda: None)
 
     @property
     def problem(self) -> str | None:
@@ -216,7 +221,9 @@ class CameraSetup:
 
     def picture(self) -> tuple[bytes, int, int] | None:
         """The camera's latest picture as a JPEG at most VIEW_WIDTH wide, and the camera's
-        own width and height (the region is set in those); None without a recent picture."""
+        own width and height (the region is set in those); None without a recent picture;
+        CalibrationError while it is withheld."""
+        self._check_shown()
         frame = self._desk.latest_frame()
         if frame is None:
             return None
@@ -240,6 +247,7 @@ class CameraSetup:
             "empty_table_from": "panel" if calibration.empty_table else ("config" if vision.empty_table else None),
             "problem": self.problem,
             "read_only": self.read_only,
+            "withheld": self._withheld(),
             "spike": {**self._spike_state(vision.spike_profile),
                       "from": "panel" if calibration.spike_profile else ("config" if vision.spike_profile else None),
                       "undo_face": self._before_lesson[1] if self._before_lesson else None},
@@ -335,6 +343,7 @@ class CameraSetup:
         to check the light, the region and the taught faces before play."""
         from companion.reveal import CAMERA_KINDS, CameraJobFailed
 
+        self._check_shown()
         if kind not in CAMERA_KINDS:
             raise CalibrationError(f"the dice to read are one of {', '.join(CAMERA_KINDS)}, not {kind!r}", 400)
 
@@ -385,6 +394,7 @@ class CameraSetup:
         from companion.reveal import CameraJobFailed
 
         self._check_writable()
+        self._check_shown()
         if isinstance(face, bool) or str(face).strip() not in {str(v) for v in range(1, 7)}:
             raise CalibrationError(f"a spike face is 1 to 6, not {face!r}", 400)
         face = int(str(face).strip())
@@ -459,6 +469,11 @@ class CameraSetup:
         except OSError as exc:
             raise CalibrationError(f"the spike profile could not be saved: {exc.strerror or exc}") from None
         self._change(dataclasses.replace(self._calibration, spike_profile=SPIKE_PROFILE_FILE))
+
+    def _check_shown(self) -> None:
+        reason = self._withheld()
+        if reason:
+            raise CalibrationError(reason)
 
     def _check_writable(self) -> None:
         if self.read_only:

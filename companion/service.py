@@ -90,7 +90,7 @@ class TableService:
             if self._calibration_warned:
                 self.table.set_device_status("calibration", "warning", self.camera_setup.problem)
             self.desk = self._build_desk()
-            self.camera_setup.connect(self.desk, self._recalibrated)
+            self.camera_setup.connect(self.desk, self._recalibrated, self._picture_withheld)
             self.app = self._build_app()
             self._server = self._build_server()
         except BaseException:
@@ -169,6 +169,15 @@ class TableService:
 
     def _ready_for(self, vision) -> Callable[[], Any]:
         return self._ready if self._ready is not None else vision_ready(vision)
+
+    def _picture_withheld(self) -> str | None:
+        """The camera page shows no picture and reads no dice while a game is in progress:
+        a peek under a cup would show the host dice that are secret until the reveal."""
+        session = self.table.session
+        if session is not None and not session.finished:
+            return ("a game is in progress: the dice under the cups are secret until the reveal, and a peek "
+                    "would show them here. The picture, trial reads and spike lessons come back when it ends")
+        return None
 
     def _recalibrated(self, vision) -> None:
         """The host changed the calibration: the desk builds its reader and watcher anew."""

@@ -80,7 +80,7 @@ def test_the_page_shows_the_cameras_picture_to_the_host_only(rig):
     assert picture.shape == (60, 80, 3) and abs(int(picture.mean()) - 90) <= 2
     assert client.get("/host/camera/state").get_json() == {
         "picture": {"width": 80, "height": 60}, "roi": None, "roi_from": None,
-        "empty_table": False, "empty_table_from": None, "problem": None, "read_only": None,
+        "empty_table": False, "empty_table_from": None, "problem": None, "read_only": None, "withheld": None,
         "spike": {"examples": {}, "untaught": [1, 2, 3, 4, 5, 6], "problem": None, "from": None, "undo_face": None},
         "trial": None}
 
@@ -343,16 +343,14 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
         service.stop()
 
 
-def test_a_trial_read_shows_what_a_reveal_would_read_and_changes_no_game(rig):
+def test_a_trial_read_shows_what_a_reveal_would_read_and_offers_nothing(rig):
     client, headers = host_client(rig)
     assert client.get("/host/camera/trial.jpg").status_code == 404
-    rig.table.start_game("toy", ["Ann", "Ben"])
-    events = rig.table.session.record.events
     rig.reader.sight = Sight((3, 5), ((10, 10, 30, 30), (40, 10, 60, 30)), (0.99, 0.6), True, "die 2 is unclear")
     answer = client.post("/host/camera/try-read", json={"kind": "pips"}, headers=headers)
     assert answer.status_code == 200
     assert answer.get_json()["message"] == "read 2 dice: 3, 5; it would be held for the host: die 2 is unclear"
-    assert rig.table.session.record.events == events and rig.table.host_view().get("held_reading") is None
+    assert rig.desk.readings == 0 and rig.table.host_view().get("held_reading") is None  # nothing offered
     assert client.get("/host/camera/trial.jpg").headers["Content-Type"] == "image/jpeg"
     form = client.post("/host/camera/try-read", data={"kind": "pips", "csrf_token": headers["X-CSRF-Token"]},
                        headers={"Accept": "text/html"}, follow_redirects=True)
@@ -360,3 +358,22 @@ def test_a_trial_read_shows_what_a_reveal_would_read_and_changes_no_game(rig):
     assert page.count("die 2 is unclear") == 1 and "/host/camera/trial.jpg" in page  # said once, by the picture
     answer = client.post("/host/camera/try-read", json={"kind": "d20"}, headers=headers)
     assert answer.status_code == 400 and "pips, chance, spike" in answer.get_json()["error"]
+
+
+def test_during_a_game_the_camera_page_shows_no_picture_and_reads_no_dice(rig):
+    client, headers = host_client(rig)
+    rig.reader.sight = NO_DICE
+    rig.table.start_game("toy", ["Ann", "Ben"])  # the dice under the cups are secret now
+    shot = client.get("/host/camera/picture.jpg", headers={"Accept": "application/json"})
+    assert shot.status_code == 409 and "secret" in shot.get_json()["error"]
+    page = client.get("/host/camera").get_data(as_text=True)
+    assert "The picture is hidden" in page and "cam-picture" not in page and "Read the dice in view now" not in page
+    assert client.get("/host/camera/state").get_json()["withheld"]
+    for path, body in (("/host/camera/try-read", {"kind": "pips"}), ("/host/camera/teach-spike", {"face": 1})):
+        answer = client.post(path, json=body, headers=headers)
+        assert answer.status_code == 409 and "secret" in answer.get_json()["error"]
+    assert client.post("/host/camera/empty-table", headers=headers).status_code == 200  # shows nothing secret
+    assert client.post("/host/camera/region", json={"roi": [0, 0, 80, 60]}, headers=headers).status_code == 200
+    rig.table.end_game("ended by the host")
+    assert client.get("/host/camera/picture.jpg").status_code == 200
+    assert client.get("/host/camera/state").get_json()["withheld"] is None

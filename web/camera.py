@@ -70,7 +70,10 @@ def picture():
     """The camera's latest picture, never cached (it shows the table as it is now)."""
     if not is_host():
         abort(401, "log in to the host panel first")
-    shot = setup().picture()
+    try:
+        shot = setup().picture()
+    except CalibrationError as exc:
+        abort(exc.status, str(exc))
     if shot is None:
         abort(404, "the camera has sent no picture lately")
     data, width, height = shot

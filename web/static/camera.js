@@ -26,7 +26,12 @@
   function refreshState() {
     fetch(stateUrl, { credentials: "same-origin", headers: { "Accept": "application/json" } })
       .then((r) => (r.ok ? r.json() : null))
-      .then((s) => { if (s) { state = s; place(regionBox, s.roi); } })
+      .then((s) => {
+        if (!s) return;
+        if (s.withheld) { location.reload(); return; }  // a game started: the picture is hidden
+        state = s;
+        place(regionBox, s.roi);
+      })
       .catch(() => {});
   }
 
