@@ -161,7 +161,10 @@ class RevealDesk:
     def __init__(self, table, open_camera: Callable[[], Any], make_reader: Callable[[], DiceReader | None], *,
                  ready: Callable[[], ReadySignal] | None = None, frame_interval: float = 0.1,
                  idle_interval: float = 0.25, retry_seconds: float = 5.0, occluded_notice: float = 10.0,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, resumed: bool = False):
+        """`resumed`: the table picked up a game after a restart; the dice lying there when the
+        camera first looks may have been read before it, so that first scene is not taken for
+        a new throw (a press reads it)."""
         self.table = table
         self._open_camera = open_camera
         self._make_reader = make_reader
@@ -190,6 +193,8 @@ class RevealDesk:
         self._latest: tuple[np.ndarray, float] | None = None  # the last frame and when it came
         self._last_read: np.ndarray | None = None  # the last frame whose reading was offered
         self._last_sight: Sight | None = None  # ... and what was read in it (frame pixels)
+        self.resumed = resumed
+        self._first_scene_read = resumed
         self.readings = 0  # offered readings (benchmarks, tests)
 
     # --- life cycle -------------------------------------------------------------------
@@ -356,6 +361,9 @@ class RevealDesk:
             self._ready = self._make_ready()
             if self._last_read is not None:  # a new watcher (camera back, new calibration) must
                 self._mark_read(self._last_read)  # not take the dice already read for a new throw
+            elif self._first_scene_read:  # nor, after a restart, the dice read before it
+                self._mark_read(frame)
+            self._first_scene_read = False
         state = self._ready.feed(frame, self._clock())
         return getattr(state, "value", state)
 

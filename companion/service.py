@@ -70,6 +70,7 @@ class TableService:
         self._before_reveal: Callable[[], None] = lambda: None
         self._demo_camera = None
         self._calibration_warned = False
+        self._resumed = False  # a game was picked up after a restart
         self._owns_factory = False
 
     # --- start ------------------------------------------------------------------------
@@ -117,6 +118,7 @@ class TableService:
     def _resume(self) -> None:
         try:
             if self.table.resume():
+                self._resumed = True
                 log.info("resumed the unfinished game %s", self.table.game_id)
         except (BadRecord, UnknownGame) as exc:
             # Keep the record (never overwrite it); the table starts without it.
@@ -158,7 +160,8 @@ class TableService:
 
             opener = lambda: open_camera(self.config.camera)  # noqa: E731
         vision = self.camera_setup.vision
-        return RevealDesk(self.table, opener, self._reader_for(vision), ready=self._ready_for(vision))
+        return RevealDesk(self.table, opener, self._reader_for(vision), ready=self._ready_for(vision),
+                          resumed=self._resumed)
 
     def _reader_for(self, vision) -> Callable[[], DiceReader | None]:
         if self._make_reader is not None:

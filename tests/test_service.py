@@ -481,3 +481,45 @@ def test_same_throw_is_the_same_dice_in_nearly_the_same_places():
     assert not same_throw(Sight((3, 5), ((100, 100, 140, 140), (330, 100, 370, 140)), (0.9, 0.9)), before)
     assert not same_throw(Sight((3,), ((100, 100, 140, 140),), (0.9,)), before)
     assert not same_throw(Sight((), (), ()), Sight((), (), ()))
+
+
+def test_after_a_restart_the_dice_lying_there_are_not_taken_for_a_new_throw():
+    from companion.reveal import RevealDesk
+    from hardware.vision import ReadyToRead
+
+    def run(resumed):
+        shown = {"frame": _tray((320, 200))}  # read before the restart, still lying there
+        camera = SimpleNamespace(read=lambda: shown["frame"], close=lambda: None)
+        clock = [0.0]
+        table = _AlwaysWaiting()
+        reader = lambda: SimpleNamespace(read=lambda frame, kind: Sight((4,), ((320, 200, 360, 240),), (0.99,)))  # noqa: E731
+        desk = RevealDesk(table, lambda: camera, reader, ready=lambda: ReadyToRead(still_seconds=0.5),
+                          clock=lambda: clock[0], resumed=resumed)
+        desk._load_reader()
+        for _ in range(10):
+            clock[0] += 0.1
+            desk._step()
+        return table.offers
+
+    assert run(resumed=True) == []  # the game picked up after a restart: not a new throw
+    assert run(resumed=False) == [(4,)]  # a fresh start: dice at rest when the game asks are read
+
+
+def test_a_service_that_resumes_a_game_tells_its_camera_loop(tmp_path):
+    config = parse_config({"web": {"host": "127.0.0.1"}, "host": {"pin": "2468"}})
+
+    def started():
+        service = TableService(config, tmp_path, port=0, pin_factory=MockFactory(), open_camera=lambda: FakeCamera(),
+                               make_reader=lambda: FakeReader(Sight((), (), ())), ready=FakeReady())
+        service.start()
+        return service
+
+    first = started()
+    assert first.desk.resumed is False
+    first.table.start_game("toy", ["Ann", "Ben"])
+    first.stop()
+    second = started()
+    try:
+        assert second.table.game_id == first.table.game_id and second.desk.resumed is True
+    finally:
+        second.stop()
