@@ -272,14 +272,21 @@ class Table:
             self._publish()
             return "held"
 
-    def confirm_reading(self, values: Sequence[Any]) -> None:
-        """The host's fix of a held (or a manual) reading."""
+    def confirm_reading(self, values: Sequence[Any], *, readings: int | None = None) -> None:
+        """The host's fix of a held (or a manual) reading. `readings`: how many dice readings
+        were in force when the host began entering these; if another has come in since (the
+        players threw again and the camera read it), the game may be waiting for someone
+        else's dice now, so these are refused rather than given to the wrong throw."""
         with self._lock:
             request = self.expected_dice()
             if request is None:
                 raise IllegalAction("no reading expected", "the game is not waiting for dice now")
             held = self._held
             session = self._require()
+            if readings is not None and readings != self._readings_in_force():
+                raise IllegalAction("the dice were read meanwhile",
+                                    "a reading came in while you were entering dice: look at the last reading, "
+                                    "and enter dice again if they are still wanted")
             event = DiceObserved(values=tuple(values), seat=request.seat, source="host")
 
             def stored(index: int) -> None:
@@ -289,6 +296,10 @@ class Table:
                     self._reading_applied(index, held.photo_id, values, boxes, ())
 
             self._commit(lambda: session.submit(event), stored=stored)
+
+    def _readings_in_force(self) -> int:
+        session = self._session
+        return 0 if session is None else sum(1 for _, e in session.live_events() if isinstance(e, DiceObserved))
 
     def _keep_photo(self, photo: bytes | None) -> int | None:
         if photo is None:

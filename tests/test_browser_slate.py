@@ -398,6 +398,7 @@ def test_a_held_camera_reading_is_fixed_on_the_panel(browser, served):
     host.locator("#held-marks .mark").nth(4).click()
     assert host.evaluate("document.activeElement === document.querySelectorAll('#dice-inputs select')[4]")
     selects.nth(4).select_option("blue")
+    assert host.input_value("#dice-readings") == "0"  # filled against no reading yet: a new one would refuse it
     host.click("#f-dice button[type=submit]")
     slate.wait_for_selector("#reveal:not([hidden])")
     assert slate.inner_text("#verdict").startswith("False: 1 blue were declared, 2 blue rolled")

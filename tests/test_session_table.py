@@ -197,3 +197,17 @@ def test_a_confirmed_held_reading_is_announced_once_with_its_photo():
     assert table.seq == seq + 1
     snap = table.snapshot()
     assert snap["held"] is False and snap["photo"]["dice"][0]["value"] == "blue"
+
+
+def test_a_hosts_fix_filled_before_a_new_reading_came_in_is_refused():
+    table = Table()
+    table.start_game("leiras-dice", ["Ann", "Ben"])  # the roll-off: Ann's two dice, then Ben's
+    assert table.offer_reading([3], photo=b"jpeg") == "held"  # one die seen, two thrown
+    readings = 0  # what the host's form was filled against
+    assert table.offer_reading([6, 2]) == "applied"  # Ann threw again and the camera read it
+    assert table.expected_dice().seat == 1  # now the game waits for Ben
+    with pytest.raises(IllegalAction, match="a reading came in"):
+        table.confirm_reading([3, 4], readings=readings)  # the fix meant for Ann's throw
+    assert [e.values for e in table.session.record.events] == [(6, 2)]  # nothing given to Ben
+    table.confirm_reading([5, 1], readings=1)  # filled against the state as it is
+    assert [e.values for e in table.session.record.events] == [(6, 2), (5, 1)]

@@ -379,7 +379,10 @@ def test_held_reading_is_shown_to_the_host_and_confirmed_by_dice_entry(host):
     view = client.get("/host/state").get_json()
     assert view["held_reading"]["reason"] == "two dice touch" and view["held_reading"]["photo"]
     assert view["players"] == ["Ann", "Ben", "Cara"] and view["options"]["rounds"] == 1
-    response = client.post("/host/dice", json={"values": ["red", "red", "blue", "blue", "blue"]}, headers=headers)
+    stale = client.post("/host/dice", json={"values": ["red"] * 5, "readings": 1}, headers=headers)
+    assert stale.status_code == 409 and "a reading came in" in stale.get_json()["error"]  # filled against another state
+    response = client.post("/host/dice", json={"values": ["red", "red", "blue", "blue", "blue"], "readings": 0},
+                           headers=headers)
     assert response.status_code == 200
     assert client.get("/host/state").get_json()["held_reading"] is None
 

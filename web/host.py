@@ -161,8 +161,11 @@ def reveal():
 @host_action
 def dice():
     """Dice typed in by the host, or the fix of a held camera reading."""
-    values = actions.dice_values(actions.payload())
-    table().confirm_reading(values)
+    data = actions.payload()
+    values = actions.dice_values(data)
+    readings = data.get("readings")  # how many readings were in force when the form was filled
+    readings = None if readings in (None, "") else actions.as_int(readings, "readings")
+    table().confirm_reading(values, readings=readings)
     return done("dice accepted")
 
 
