@@ -320,6 +320,8 @@ class RevealDesk:
         asked = self._take_asks()  # before the frame: "read now" means a picture taken after the press
         jobs = self._take_jobs()
         request = self.table.expected_dice()
+        count = getattr(self.table, "readings_in_force", None)
+        readings = count() if count is not None else None  # what this frame's reading would follow
         if self._camera is None:
             self._try_open()
         if self._camera is None:
@@ -345,7 +347,7 @@ class RevealDesk:
         if asked or (signal == "ready" and request is not None) or (request is not None and self._fresh_scene is not None):
             scene = frame if asked or signal == "ready" else self._fresh_scene
             self._fresh_scene = None
-            result = self._read_and_offer(scene, request, asked=bool(asked))
+            result = self._read_and_offer(scene, request, asked=bool(asked), readings=readings)
             for ask in asked:
                 ask.answer(result)
         elif signal == "ready":
@@ -392,7 +394,7 @@ class RevealDesk:
             self._occlusion_told = False
             self.table.set_device_status("camera", "ok", "")
 
-    def _read_and_offer(self, frame: np.ndarray, request, asked: bool = True) -> str:
+    def _read_and_offer(self, frame: np.ndarray, request, asked: bool = True, readings: int | None = None) -> str:
         """Read the frame and offer the reading to the table. A read nobody asked for (the
         scene came to rest) that sees no die at all is not offered: that is the empty tray
         before the throw, or the cup resting over the dice before it is lifted, and holding
@@ -423,13 +425,15 @@ class RevealDesk:
         sight = check_sight(sight, request.kind, request.count)
         outcome = self.table.offer_reading(
             sight.values, boxes=sight.boxes, confidences=sight.confidences, flagged=sight.flagged,
-            reason=sight.reason, photo=photo, unsure=sight.unsure,
+            reason=sight.reason, photo=photo, unsure=sight.unsure, readings=readings,
         )
         self.readings += 1
         if outcome == "applied":
             return f"read {len(sight.values)} {'die' if len(sight.values) == 1 else 'dice'}"
         if outcome == "held":
             return f"held for the host: {sight.reason or 'the reading does not fit the game'}"
+        if outcome == "stale":
+            return "the dice were entered while the camera read them: nothing more was applied"
         return "no dice are expected now"
 
     def _mark_read(self, frame: np.ndarray) -> None:

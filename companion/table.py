@@ -243,16 +243,23 @@ class Table:
 
     def offer_reading(self, values: Sequence[Any], *, boxes: Sequence[Sequence[int]] = (),
                       confidences: Sequence[float] = (), flagged: bool = False, reason: str | None = None,
-                      photo: bytes | None = None, source: str = "camera", unsure: Sequence[int] = ()) -> str:
+                      photo: bytes | None = None, source: str = "camera", unsure: Sequence[int] = (),
+                      readings: int | None = None) -> str:
         """A reading from the camera: applied when it fits, else held for the host, who is
-        shown which dice the reader doubts (`unsure`, indices into `values`).
+        shown which dice the reader doubts (`unsure`, indices into `values`). `readings`: how
+        many readings were in force when the frame was taken; if one has come in since (the
+        host typed the dice while the camera read them), this one is for a throw already
+        settled and is dropped, not given to the next.
 
-        Returns "applied", "held" or "ignored" (no reading expected now).
+        Returns "applied", "held", "ignored" (no reading expected now) or "stale".
         """
         with self._lock:
             request = self.expected_dice()
             if request is None:
                 return "ignored"
+            if readings is not None and readings != self.readings_in_force():
+                log.info("a camera reading came after the dice it read were entered: dropped")
+                return "stale"
             photo_id = self._keep_photo(photo)
             boxes_t = tuple(tuple(int(v) for v in b) for b in boxes)
             conf_t = tuple(float(c) for c in confidences)
@@ -283,7 +290,7 @@ class Table:
                 raise IllegalAction("no reading expected", "the game is not waiting for dice now")
             held = self._held
             session = self._require()
-            if readings is not None and readings != self._readings_in_force():
+            if readings is not None and readings != self.readings_in_force():
                 raise IllegalAction("the dice were read meanwhile",
                                     "a reading came in while you were entering dice: look at the last reading, "
                                     "and enter dice again if they are still wanted")
@@ -297,9 +304,12 @@ class Table:
 
             self._commit(lambda: session.submit(event), stored=stored)
 
-    def _readings_in_force(self) -> int:
-        session = self._session
-        return 0 if session is None else sum(1 for _, e in session.live_events() if isinstance(e, DiceObserved))
+    def readings_in_force(self) -> int:
+        """How many dice readings the game has in force: a reading or a fix made against
+        another number came in before one that was applied meanwhile."""
+        with self._lock:
+            session = self._session
+            return 0 if session is None else sum(1 for _, e in session.live_events() if isinstance(e, DiceObserved))
 
     def _keep_photo(self, photo: bytes | None) -> int | None:
         if photo is None:

@@ -523,3 +523,23 @@ def test_a_service_that_resumes_a_game_tells_its_camera_loop(tmp_path):
         assert second.table.game_id == first.table.game_id and second.desk.resumed is True
     finally:
         second.stop()
+
+
+def test_dice_typed_in_while_the_camera_reads_them_are_not_followed_by_the_cameras_reading(rig):
+    rig.table.start_game("leiras-dice", ["Ann", "Ben"])  # the roll-off: Ann's two dice, then Ben's
+    typed = threading.Event()
+
+    class SlowReader:  # the host enters Ann's dice while the camera is still reading her throw
+        reads = 0
+
+        def read(self, frame, kind):
+            SlowReader.reads += 1
+            rig.table.confirm_reading([6, 6])
+            typed.set()
+            return Sight((6, 6), ((1, 1, 5, 5), (8, 1, 12, 5)), (0.99, 0.99))
+
+    rig.desk._reader = SlowReader()
+    answer = rig.desk.reveal_now()
+    assert typed.is_set() and answer == "the dice were entered while the camera read them: nothing more was applied"
+    assert [e.values for e in rig.table.session.record.events] == [(6, 6)]  # Ben's throw is still to come
+    assert rig.table.expected_dice().seat == 1 and rig.table.host_view()["held_reading"] is None
