@@ -61,3 +61,15 @@ def test_calibrate_refuses_a_bad_roi_and_leaves_the_file_alone(tmp_path, capsys)
     assert calibrate.run(SimpleNamespace(config=str(path), roi="50,50,10,10", empty_table=None)) == 1
     assert path.read_text() == before
     assert "roi" in capsys.readouterr().err
+
+
+def test_calibrate_says_when_the_host_panel_has_set_what_it_wrote(tmp_path, capsys):
+    (tmp_path / "calibration.json").write_text('{"roi": [0, 0, 50, 50], "empty_table": null, "spike_profile": null}')
+    path = tmp_path / "companion.toml"
+    args = SimpleNamespace(config=str(path), roi="12,34,600,400", empty_table=None, data_dir=tmp_path)
+    assert calibrate.run(args) == 0
+    err = capsys.readouterr().err
+    assert "host panel's camera page has set roi" in err and "empty_table" not in err and "Forget" in err
+    assert tomllib.loads(path.read_text())["vision"]["roi"] == [12, 34, 600, 400]  # written all the same
+    (tmp_path / "calibration.json").write_text('{"roi": null, "empty_table": null, "spike_profile": null}')
+    assert calibrate.run(args) == 0 and capsys.readouterr().err == ""  # nothing set there: nothing to say
