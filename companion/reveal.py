@@ -321,7 +321,7 @@ class RevealDesk:
         jobs = self._take_jobs()
         request = self.table.expected_dice()
         count = getattr(self.table, "readings_in_force", None)
-        readings = count() if count is not None else None  # what this frame's reading would follow
+        readings = count() if count is not None and request is not None else None  # what a reading would follow
         if self._camera is None:
             self._try_open()
         if self._camera is None:
