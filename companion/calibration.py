@@ -33,9 +33,6 @@ EMPTY_TABLE_PREFIX = "empty-table-"
 SPIKE_PROFILE_FILE = "spike-profile.npz"
 #: The smallest table region, in camera pixels each way: a die must fit in it several times.
 MIN_REGION = 32
-#: The picture the camera page shows is at most this wide (the camera's own pixels are kept
-#: for the region: the page converts).
-VIEW_WIDTH = 1280
 
 
 class CalibrationError(ValueError):
@@ -220,20 +217,20 @@ class CameraSetup:
     # --- what the page shows ------------------------------------------------------------
 
     def picture(self) -> tuple[bytes, int, int] | None:
-        """The camera's latest picture as a JPEG at most VIEW_WIDTH wide, and the camera's
-        own width and height (the region is set in those); None without a recent picture;
-        CalibrationError while it is withheld."""
+        """The camera's latest picture as a JPEG no wider than a reveal photo, and the
+        camera's own width and height (the region is set in those); None without a recent
+        picture; CalibrationError while it is withheld."""
+        from companion.reveal import encode_photo
+
         self._check_shown()
         frame = self._desk.latest_frame()
         if frame is None:
             return None
         height, width = frame.shape[:2]
-        if width > VIEW_WIDTH:
-            frame = cv2.resize(frame, (VIEW_WIDTH, round(height * VIEW_WIDTH / width)), interpolation=cv2.INTER_AREA)
-        ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        if not ok:
+        try:
+            return encode_photo(frame, quality=80)[0], width, height
+        except ValueError:
             return None
-        return data.tobytes(), width, height
 
     def describe(self) -> dict[str, Any]:
         frame = self._desk.latest_frame()
@@ -297,12 +294,9 @@ class CameraSetup:
 
     def take_empty_table(self) -> str:
         """Take the next picture as the empty-table photo, unless the camera sees dice in it."""
-        from companion.reveal import CameraJobFailed
-
         self._check_writable()
+
         def job(frame, reader):
-            if frame is None:
-                raise CalibrationError("there is no camera picture to take: check the camera is connected")
             if reader is not None:
                 seen = len(reader.read(frame, "pips").values)
                 if seen:
@@ -310,10 +304,7 @@ class CameraSetup:
                                            "clear the tray of dice, cups and hands, then take the photo")
             return frame.copy()
 
-        try:
-            frame = self._desk.on_camera_thread(job)
-        except CameraJobFailed as exc:
-            raise CalibrationError(str(exc)) from None
+        frame = self._on_camera(job, "take")
         with self._lock:
             try:
                 name = self._store.save_photo(frame)
@@ -341,23 +332,18 @@ class CameraSetup:
     def try_read(self, kind: Any) -> str:
         """Read the dice in view now, as a reveal would, without offering them to any game:
         to check the light, the region and the taught faces before play."""
-        from companion.reveal import CAMERA_KINDS, CameraJobFailed
+        from companion.reveal import CAMERA_KINDS
 
         self._check_shown()
         if kind not in CAMERA_KINDS:
             raise CalibrationError(f"the dice to read are one of {', '.join(CAMERA_KINDS)}, not {kind!r}", 400)
 
         def job(frame, reader):
-            if frame is None:
-                raise CalibrationError("there is no camera picture to read: check the camera is connected")
             if reader is None:
                 raise CalibrationError("the dice reader is not available (see the camera status on the host panel)")
             return frame.copy(), reader.read(frame, kind)
 
-        try:
-            frame, sight = self._desk.on_camera_thread(job)
-        except CameraJobFailed as exc:
-            raise CalibrationError(str(exc)) from None
+        frame, sight = self._on_camera(job, "read")
         count = len(sight.values)
         said = f"read {count} {'die' if count == 1 else 'dice'}"
         if count:
@@ -375,23 +361,21 @@ class CameraSetup:
         from hardware.vision import annotate
         from hardware.vision.reading import DieReading, Reading
 
+        from companion.reveal import encode_photo
+
         reading = Reading(tuple(DieReading(v, tuple(b), c) for v, b, c in dice), flagged, reason)
-        picture = annotate(frame, reading, getattr(self.vision, "min_confidence", 0.8))
-        height, width = picture.shape[:2]
-        if width > VIEW_WIDTH:
-            picture = cv2.resize(picture, (VIEW_WIDTH, round(height * VIEW_WIDTH / width)), interpolation=cv2.INTER_AREA)
-        ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 85])
-        if ok:
-            self._trial = (data.tobytes(), {"what": what, "kind": kind, "values": [v for v, _, _ in dice], "flagged": flagged,
-                                            "reason": reason, "said": said, "at": time.time()})
+        try:
+            data = encode_photo(annotate(frame, reading, getattr(self.vision, "min_confidence", 0.8)))[0]
+        except ValueError:
+            return
+        self._trial = (data, {"what": what, "kind": kind, "values": [v for v, _, _ in dice], "flagged": flagged,
+                              "reason": reason, "said": said, "at": time.time()})
 
     def teach_spike(self, face: Any) -> str:
         """Every die the camera sees now (inside the table region) becomes an example of
         spike face `face`, added to the profile in force; the result is the panel's profile."""
         from hardware import vision
         from hardware.vision.reader import spike_lesson
-
-        from companion.reveal import CameraJobFailed
 
         self._check_writable()
         self._check_shown()
@@ -407,17 +391,12 @@ class CameraSetup:
                 raise CalibrationError(f"{exc}; start a new spike profile to teach the faces again") from None
 
             def job(frame, reader):
-                if frame is None:
-                    raise CalibrationError("there is no camera picture to teach from: check the camera is connected")
                 try:
                     return frame.copy(), spike_lesson(frame, roi)
                 except vision.UnreadableFrame as exc:
                     raise CalibrationError(f"{exc}; nothing was taught") from None
 
-            try:
-                frame, (examples, boxes) = self._desk.on_camera_thread(job)
-            except CameraJobFailed as exc:
-                raise CalibrationError(str(exc)) from None
+            frame, (examples, boxes) = self._on_camera(job, "teach from")
             taught = profile.with_examples(face, examples)
             with self._lock:
                 self._save_profile(taught)
@@ -469,6 +448,22 @@ class CameraSetup:
         except OSError as exc:
             raise CalibrationError(f"the spike profile could not be saved: {exc.strerror or exc}") from None
         self._change(dataclasses.replace(self._calibration, spike_profile=SPIKE_PROFILE_FILE))
+
+    def _on_camera(self, job: Callable[[np.ndarray, Any], Any], doing: str) -> Any:
+        """`job(frame, reader)` run on the camera thread with a picture taken now; the
+        camera's absence or silence comes back as a CalibrationError saying what could not
+        be done (`doing`: "take", "read", "teach from")."""
+        from companion.reveal import CameraJobFailed
+
+        def with_picture(frame, reader):
+            if frame is None:
+                raise CalibrationError(f"there is no camera picture to {doing}: check the camera is connected")
+            return job(frame, reader)
+
+        try:
+            return self._desk.on_camera_thread(with_picture)
+        except CameraJobFailed as exc:
+            raise CalibrationError(str(exc)) from None
 
     def _check_shown(self) -> None:
         reason = self._withheld()

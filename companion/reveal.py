@@ -101,7 +101,7 @@ def _flag(sight: Sight, reason: str) -> Sight:
     return dataclasses.replace(sight, flagged=True, reason=reason)
 
 
-def encode_photo(image: np.ndarray, sight: Sight | None = None) -> tuple[bytes, Sight | None]:
+def encode_photo(image: np.ndarray, sight: Sight | None = None, quality: int = 85) -> tuple[bytes, Sight | None]:
     """A JPEG the slate can show, and the sight with its boxes in that JPEG's pixels.
 
     The photo is the plain frame cropped around the dice (so they are large on a slate
@@ -125,7 +125,7 @@ def encode_photo(image: np.ndarray, sight: Sight | None = None) -> tuple[bytes, 
     if width > PHOTO_WIDTH:
         scale = PHOTO_WIDTH / width
         image = cv2.resize(image, (PHOTO_WIDTH, round(height * scale)), interpolation=cv2.INTER_AREA)
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:
         raise ValueError("could not encode the reveal photo")
     if boxes:
