@@ -11,9 +11,10 @@ from typing import Callable
 from flask import Blueprint, abort, flash, jsonify, make_response, redirect, render_template, request, url_for
 
 from companion.calibration import CalibrationError
+from web import actions
 from web.errors import error_response, wants_json
-from web.guard import csrf_token, is_host
-from web.host import host_action
+from web.guard import csrf_token
+from web.host import host_action, login_first, require_host
 from web.slate import companion
 
 bp = Blueprint("camera", __name__, url_prefix="/host/camera")
@@ -47,29 +48,32 @@ def answer(change: Callable[[], str], shown: bool = True):
         return redirect(url_for("camera.page"), code=303)
 
 
+def jpeg(data: bytes, **headers: str):
+    """A picture of the table as it is now: never cached."""
+    response = make_response(data)
+    response.headers.update({"Content-Type": "image/jpeg", "Cache-Control": "no-store", **headers})
+    return response
+
+
 @bp.get("")
 def page():
-    guard = companion()["guard"]
-    if not guard.enabled:
-        return error_response(503, "the host panel has no PIN configured")
-    if not is_host():
-        return render_template("login.html", csrf=csrf_token(), error=None)
+    refused = login_first()
+    if refused is not None:
+        return refused
     camera = companion()["camera"]
     return render_template("camera.html", csrf=csrf_token(), state=camera.describe() if camera else None)
 
 
 @bp.get("/state")
 def state():
-    if not is_host():
-        abort(401, "log in to the host panel first")
+    require_host()
     return jsonify(setup().describe())
 
 
 @bp.get("/picture.jpg")
 def picture():
-    """The camera's latest picture, never cached (it shows the table as it is now)."""
-    if not is_host():
-        abort(401, "log in to the host panel first")
+    """The camera's latest picture, its camera size in X-Camera-Size."""
+    require_host()
     try:
         shot = setup().picture()
     except CalibrationError as exc:
@@ -77,21 +81,15 @@ def picture():
     if shot is None:
         abort(404, "the camera has sent no picture lately")
     data, width, height = shot
-    response = make_response(data)
-    response.headers["Content-Type"] = "image/jpeg"
-    response.headers["Cache-Control"] = "no-store"
-    response.headers["X-Camera-Size"] = f"{width}x{height}"
-    return response
+    return jpeg(data, **{"X-Camera-Size": f"{width}x{height}"})
 
 
 @bp.post("/region")
 @host_action
 def region():
     """The table region in camera pixels: `roi` [x1, y1, x2, y2] (JSON) or fields x1..y2."""
-    if request.is_json:
-        roi = (request.get_json(silent=True) or {}).get("roi")
-    else:
-        roi = [request.form.get(k, "") for k in ("x1", "y1", "x2", "y2")]
+    data = actions.payload()
+    roi = data.get("roi") if request.is_json else [data.get(k, "") for k in ("x1", "y1", "x2", "y2")]
     if roi is None:
         abort(400, "give the table region as roi: [x1, y1, x2, y2]")
     return answer(lambda: setup().set_region(roi))
@@ -113,7 +111,7 @@ def forget():
 @host_action
 def teach_spike():
     """`face` 1..6: every die in view now is taught as that spike face."""
-    face = (request.get_json(silent=True) or {}).get("face") if request.is_json else request.form.get("face")
+    face = actions.payload().get("face")
     if face in (None, ""):
         abort(400, "pick the face (1 to 6) the dice show")
     return answer(lambda: setup().teach_spike(face), shown=False)
@@ -135,18 +133,14 @@ def new_spike_profile():
 @host_action
 def try_read():
     """Read the dice in view now (`kind`: pips, chance or spike) without touching the game."""
-    kind = (request.get_json(silent=True) or {}).get("kind") if request.is_json else request.form.get("kind")
+    kind = actions.payload().get("kind")
     return answer(lambda: setup().try_read(kind or "pips"), shown=False)
 
 
 @bp.get("/trial.jpg")
 def trial():
-    if not is_host():
-        abort(401, "log in to the host panel first")
+    require_host()
     data = setup().trial_picture()
     if data is None:
         abort(404, "no trial read yet")
-    response = make_response(data)
-    response.headers["Content-Type"] = "image/jpeg"
-    response.headers["Cache-Control"] = "no-store"
-    return response
+    return jpeg(data)

@@ -25,13 +25,28 @@ log = logging.getLogger("web.host")
 BUTTONS = ("green", "yellow", "liar")
 
 
+def require_host() -> None:
+    """401 unless the request comes from a logged-in host."""
+    if not is_host():
+        abort(401, "log in to the host panel first")
+
+
+def login_first():
+    """For the panel's pages: 503 when no PIN is configured, the login page for a visitor
+    who is not the host; None for the host."""
+    if not companion()["guard"].enabled:
+        return error_response(503, "the host panel has no PIN configured")
+    if not is_host():
+        return render_template("login.html", csrf=csrf_token(), error=None)
+    return None
+
+
 def host_action(view: Callable[..., Any]) -> Callable[..., Any]:
     """Only for a logged-in host (401), only with this session's CSRF token (403)."""
 
     @functools.wraps(view)
     def guarded(*args, **kwargs):
-        if not is_host():
-            abort(401, "log in to the host panel first")
+        require_host()
         check_csrf()
         return view(*args, **kwargs)
 
@@ -53,11 +68,9 @@ def table():
 
 @bp.get("")
 def panel():
-    guard = companion()["guard"]
-    if not guard.enabled:
-        return error_response(503, "the host panel has no PIN configured")
-    if not is_host():
-        return render_template("login.html", csrf=csrf_token(), error=None)
+    refused = login_first()
+    if refused is not None:
+        return refused
     return render_template("host.html", csrf=csrf_token(), games=actions.game_catalogue(),
                            camera=companion()["on_reveal"] is not None, buttons=BUTTONS,
                            camera_page=companion()["camera"].describe() if companion()["camera"] is not None else None)
@@ -100,8 +113,7 @@ def logout():
 @bp.get("/state")
 def state():
     """What the panel shows: the public state, the held reading, the event list."""
-    if not is_host():
-        abort(401, "log in to the host panel first")
+    require_host()
     view = table().host_view()
     current = table().session
     view["options"] = dict(current.record.options) if current is not None else {}
