@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from hardware.files import replace_file
+from hardware.vision.config import VisionConfigError, four_numbers
 
 log = logging.getLogger("companion.calibration")
 
@@ -62,7 +63,12 @@ class Calibration:
             raise CalibrationError("not a JSON object")
         roi = data.get("roi")
         if roi is not None:
-            roi = _four_ints(roi, "roi")
+            if not isinstance(roi, list):
+                raise CalibrationError(f"roi must be four numbers x1,y1,x2,y2, not {roi!r}")
+            try:
+                roi = four_numbers(roi)
+            except VisionConfigError as exc:
+                raise CalibrationError(str(exc)) from None
         names = {}
         for key in ("empty_table", "spike_profile"):
             name = data.get(key)
@@ -72,27 +78,15 @@ class Calibration:
         return cls(roi, **names)
 
 
-def _four_ints(value: Any, name: str) -> tuple[int, int, int, int]:
-    if not (isinstance(value, (list, tuple)) and len(value) == 4):
-        raise CalibrationError(f"{name} must be four numbers x1, y1, x2, y2", 400)
-    out = []
-    for v in value:
-        if isinstance(v, bool):
-            raise CalibrationError(f"{name} must be four numbers x1, y1, x2, y2", 400)
-        try:
-            number = float(v)
-        except (TypeError, ValueError):
-            raise CalibrationError(f"{name} must be four numbers x1, y1, x2, y2, not {v!r}", 400) from None
-        if not np.isfinite(number):
-            raise CalibrationError(f"{name} must be four finite numbers", 400)
-        out.append(int(round(number)))
-    return out[0], out[1], out[2], out[3]
-
-
 def check_region(roi: Any, width: int, height: int) -> tuple[int, int, int, int]:
     """The region as four whole camera pixels, inside a width x height picture and large
     enough to hold dice; CalibrationError (saying which) otherwise."""
-    x1, y1, x2, y2 = _four_ints(roi, "the table region")
+    if not isinstance(roi, (list, tuple)):
+        raise CalibrationError(f"the table region must be four numbers x1,y1,x2,y2, not {roi!r}", 400)
+    try:
+        x1, y1, x2, y2 = four_numbers(roi, "the table region")
+    except VisionConfigError as exc:
+        raise CalibrationError(str(exc), 400) from None
     if x1 < 0 or y1 < 0 or x2 > width or y2 > height:
         raise CalibrationError(f"the table region {x1},{y1},{x2},{y2} reaches outside the camera's "
                                f"{width}x{height} picture", 422)

@@ -27,6 +27,8 @@ def test_section_values_are_parsed():
     ({"colour": "red"}, "colour"),
     ({"dice": "d20"}, "dice"),
     ({"roi": [5, 5, 2, 9]}, "roi"),
+    ({"roi": [0, 0, float("inf"), 9]}, "roi"),  # TOML has inf: it once escaped as an OverflowError
+    ({"roi": [0, 0, True, 9]}, "roi"),
     ({"min_confidence": "high"}, "min_confidence"),
 ])
 def test_bad_settings_are_refused_naming_the_setting(section, word):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
@@ -62,14 +63,27 @@ class VisionConfig:
         return out
 
 
-def parse_roi(value: Any) -> tuple[int, int, int, int]:
-    """Accept [x1, y1, x2, y2] or "x1,y1,x2,y2"; the box must have a positive area."""
+def four_numbers(value: Any, name: str = "roi") -> tuple[int, int, int, int]:
+    """[x1, y1, x2, y2] or "x1,y1,x2,y2" as four whole pixels; VisionConfigError naming
+    `name` for anything else (not four, not numbers, true/false, infinite)."""
+    given = value
     if isinstance(value, str):
         value = value.split(",")
     try:
-        x1, y1, x2, y2 = (int(round(float(v))) for v in value)
+        numbers = [float(v) for v in value if not isinstance(v, bool)]
+        if len(numbers) != 4 or len(numbers) != len(value):
+            raise ValueError
     except (TypeError, ValueError):
-        raise VisionConfigError(f"roi must be four numbers x1,y1,x2,y2, not {value!r}") from None
+        raise VisionConfigError(f"{name} must be four numbers x1,y1,x2,y2, not {given!r}") from None
+    if not all(math.isfinite(v) for v in numbers):
+        raise VisionConfigError(f"{name} must be four finite numbers, not {given!r}")
+    x1, y1, x2, y2 = (int(round(v)) for v in numbers)
+    return x1, y1, x2, y2
+
+
+def parse_roi(value: Any) -> tuple[int, int, int, int]:
+    """Accept [x1, y1, x2, y2] or "x1,y1,x2,y2"; the box must have a positive area."""
+    x1, y1, x2, y2 = four_numbers(value)
     if x2 <= x1 or y2 <= y1 or min(x1, y1) < 0:
         raise VisionConfigError(f"roi {x1},{y1},{x2},{y2} is empty or negative: x2 > x1 >= 0 and y2 > y1 >= 0 needed")
     return (x1, y1, x2, y2)
