@@ -292,10 +292,7 @@ class RevealDesk:
             return
         self._make_reader, self._make_ready = parts
         self._ready, self._fresh_scene = None, None
-        self._occluded_since = None
-        if self._occlusion_told:
-            self._occlusion_told = False
-            self.table.set_device_status("camera", "ok", "")
+        self._clear_occlusion()
         self._load_reader()
         log.info("the dice reader was set up again (new calibration)")
 
@@ -389,6 +386,10 @@ class RevealDesk:
                     "move the hand. If the table is clear, the camera may have moved since the empty-table "
                     f"photo: take it again (host panel, Camera set-up), or press reveal to read now")
             return
+        self._clear_occlusion()
+
+    def _clear_occlusion(self) -> None:
+        """Nothing covers the table (or a new watcher starts afresh): the notice, if given, is over."""
         self._occluded_since = None
         if self._occlusion_told:
             self._occlusion_told = False
@@ -398,7 +399,8 @@ class RevealDesk:
         """Read the frame and offer the reading to the table. A read nobody asked for (the
         scene came to rest) that sees no die at all is not offered: that is the empty tray
         before the throw, or the cup resting over the dice before it is lifted, and holding
-        it for the host would only show a "no dice found" to dismiss."""
+        it for the host would only show a "no dice found" to dismiss. Nor is one showing the
+        dice last read, barely moved (`same_throw`)."""
         if request is None:
             return "no dice are expected now"
         if request.kind not in CAMERA_KINDS:
@@ -414,13 +416,13 @@ class RevealDesk:
             if not asked and not sight.values:
                 log.debug("a still scene with no dice in view: not offered")
                 return "no dice in view"
-            if not asked and self._last_sight is not None and same_throw(sight, self._last_sight):
-                log.info("the dice read last were moved a little (a nudge, a bumped table): not a new throw")
-                self._last_read = frame
-                self._mark_read(frame)
-                return "the same dice as the last reading"
-        self._last_read, self._last_sight = frame, sight
+        again = not asked and self._last_sight is not None and same_throw(sight, self._last_sight)
+        self._last_read = frame
         self._mark_read(frame)  # a press before the dice settled: READY must not read them again
+        if again:
+            log.info("the dice read last were moved a little (a nudge, a bumped table): not a new throw")
+            return "the same dice as the last reading"
+        self._last_sight = sight
         photo, sight = encode_photo(frame, sight)
         sight = check_sight(sight, request.kind, request.count)
         outcome = self.table.offer_reading(
