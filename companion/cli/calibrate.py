@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 import tomllib
@@ -30,19 +29,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--empty-table", metavar="IMAGE", help="photo of the empty table, as the camera sees it")
     parser.add_argument("--data-dir", type=Path, metavar="DIR",
                         help="the service's data directory, to check for the host panel's own calibration "
-                             f"(default: $STATE_DIRECTORY, else {APPLIANCE_DATA_DIR} when present)")
+                             f"(default: the service's own default, $STATE_DIRECTORY or the user data "
+                             f"directory, and {APPLIANCE_DATA_DIR})")
 
 
 #: Where the Raspberry Pi appliance keeps its data (systemd/game-companion.service).
 APPLIANCE_DATA_DIR = Path("/var/lib/game-companion")
 
 
-def panel_overrides(data_dir: Path | None, keys) -> list[str]:
+def panel_overrides(data_dir: Path, keys) -> list[str]:
     """Which of `keys` the host panel's calibration in `data_dir` sets (and so overrides)."""
     from companion.calibration import CALIBRATION_FILE
 
-    if data_dir is None:
-        return []
     try:
         saved = json.loads((data_dir / CALIBRATION_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):  # none there, or one the service itself will set aside
@@ -50,13 +48,14 @@ def panel_overrides(data_dir: Path | None, keys) -> list[str]:
     return [k for k in keys if isinstance(saved, dict) and saved.get(k) is not None]
 
 
-def _service_data_dir(given: Path | None) -> Path | None:
+def _service_data_dirs(given: Path | None) -> list[Path]:
+    """Where the service may keep its data: the given folder, else its default
+    (companion.config.default_data_dir) and the appliance's."""
+    from companion.config import default_data_dir
+
     if given is not None:
-        return given
-    state = os.environ.get("STATE_DIRECTORY")
-    if state:
-        return Path(state.split(":")[0])
-    return APPLIANCE_DATA_DIR if APPLIANCE_DATA_DIR.is_dir() else None
+        return [given]
+    return list(dict.fromkeys([default_data_dir(), APPLIANCE_DATA_DIR]))
 
 
 def _toml_value(value) -> str:
@@ -121,10 +120,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"companion calibrate: {exc}; config unchanged", file=sys.stderr)
         return 1
     print(f"[vision] in {args.config}: " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in values.items()))
-    data_dir = _service_data_dir(getattr(args, "data_dir", None))
-    overridden = panel_overrides(data_dir, values)
-    if overridden:
-        print(f"note: the host panel's camera page has set {' and '.join(overridden)} (in {data_dir}/calibration.json), "
-              "which the service uses instead of the config file; press \"Forget this page's region and photo\" "
-              "there for these to apply", file=sys.stderr)
+    for data_dir in _service_data_dirs(getattr(args, "data_dir", None)):
+        overridden = panel_overrides(data_dir, values)
+        if overridden:
+            print(f"note: the host panel's camera page has set {' and '.join(overridden)} (in "
+                  f"{data_dir}/calibration.json), which the service uses instead of the config file; press "
+                  "\"Forget this page's region and photo\" there for these to apply", file=sys.stderr)
     return 0
