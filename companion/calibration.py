@@ -230,17 +230,21 @@ class CameraSetup:
         frame = self._desk.latest_frame()
         with self._lock:
             calibration, vision = self._calibration, self.vision
+
+        def source(key: str) -> str | None:  # who set what is in force
+            return "panel" if getattr(calibration, key) else ("config" if getattr(vision, key) else None)
+
         return {
             "picture": None if frame is None else {"width": int(frame.shape[1]), "height": int(frame.shape[0])},
             "roi": list(vision.roi) if vision.roi else None,
-            "roi_from": "panel" if calibration.roi else ("config" if vision.roi else None),
+            "roi_from": source("roi"),
             "empty_table": bool(vision.empty_table),
-            "empty_table_from": "panel" if calibration.empty_table else ("config" if vision.empty_table else None),
+            "empty_table_from": source("empty_table"),
             "problem": self.problem,
             "read_only": self.read_only,
             "withheld": self._withheld(),
             "spike": {**self._spike_state(vision.spike_profile),
-                      "from": "panel" if calibration.spike_profile else ("config" if vision.spike_profile else None),
+                      "from": source("spike_profile"),
                       "undo_face": self._before_lesson[1] if self._before_lesson else None},
             "trial": self._trial[1] if self._trial else None,
         }
