@@ -56,6 +56,29 @@ def bar(g) -> str:
     return "met" if not missed else "not: " + ",".join(missed)
 
 
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share k/n, in percent: where the true rate may lie
+    given this many images (a set of 31 cannot tell 94% from 99%)."""
+    if n == 0:
+        return 0.0, 100.0
+    p = k / n
+    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return 100 * max(0.0, mid - half), 100 * min(1.0, mid + half)
+
+
+def verdict(g) -> str:
+    """Whether the row's images can tell met from missed: 'missed' when even the interval's
+    best end misses a bar figure, 'met' when its worst end meets all three, else 'unsure'."""
+    n = g["images"]
+    right, silent, flagged = (wilson(g[k], n) for k in ("right", "silent", "flagged"))
+    if right[1] < BAR_RIGHT or silent[0] > BAR_SILENT or flagged[0] > BAR_FLAGGED:
+        return "missed"
+    if right[0] >= BAR_RIGHT and silent[1] <= BAR_SILENT and flagged[1] <= BAR_FLAGGED:
+        return "met"
+    return "unsure"
+
+
 def _gain(bgr):
     return lambda im: np.clip(im * np.array(bgr, np.float32), 0, 255).astype(np.uint8)
 
@@ -205,6 +228,13 @@ def main() -> int:
         print(f"{name:<28}{n:>7}{pct('right')}{pct('silent')}{pct('flagged')}{100 * g['flagged_but_right'] / n:8.1f}%"
               f"{100 * g['matched'] / max(1, g['labelled']):7.1f}%{100 * g['matched'] / max(1, g['detected']):7.1f}%"
               f"{100 * g['value_ok'] / max(1, g['matched']):9.1f}%{pct('silent_same_count')}  {bar(g)}")
+    print("95% intervals (Wilson) of right / silent / flagged, and whether this many images can tell the bar "
+          "met (its worst end meets it) or missed (its best end misses it):")
+    for name, g in summary.items():
+        n = g["images"]
+        print(f"  {name:<26}" + "".join(f"{k} {100 * g[k] / max(1, n):5.1f} [{lo:5.1f}, {hi:5.1f}]  "
+                                          for k in ("right", "silent", "flagged") for lo, hi in [wilson(g[k], n)])
+              + verdict(g))
     if speed_total:
         median = statistics.median(speed_total)
         print(f"speed at 1280x960, one core, {len(speed_total)} frames: median {median:.1f} ms, "
