@@ -171,6 +171,20 @@ def applied(vision: Any, calibration: Calibration, data_dir: Path) -> Any:
     return dataclasses.replace(vision, **changes) if changes else vision
 
 
+def light_summary(locked: dict[str, Any]) -> dict[str, Any]:
+    """What a camera locked (picamera2's ExposureTime in microseconds, AnalogueGain) in
+    plain numbers for the page: exposure in ms and gain, rounded."""
+    out: dict[str, Any] = {}
+    try:
+        if "ExposureTime" in locked:
+            out["exposure_ms"] = round(float(locked["ExposureTime"]) / 1000, 1)
+        if "AnalogueGain" in locked:
+            out["gain"] = round(float(locked["AnalogueGain"]), 2)
+    except (TypeError, ValueError):  # a camera reporting something else: shown without numbers
+        return {}
+    return out
+
+
 class CameraSetup:
     """What the host panel's camera page does: show what the camera sees, set the table
     region, take the empty-table photo, forget both, and teach spike faces from the camera.
@@ -191,6 +205,7 @@ class CameraSetup:
         self._spike_seen: tuple[tuple[str, int | None], dict[str, Any]] | None = None
         self._trial: tuple[bytes, dict[str, Any]] | None = None  # the last "try a read": picture, summary
         self._before_lesson: tuple[Any, int] | None = None  # (the spike profile before the last lesson, its face)
+        self._light: dict[str, Any] | None = None  # the last "measure the light again": when, what was locked
         self._calibration = store.load()
         #: The [vision] settings in force: the config file's with the host's calibration on top.
         self.vision = applied(base_vision, self._calibration, store.data_dir)
@@ -247,6 +262,7 @@ class CameraSetup:
                       "from": source("spike_profile"),
                       "undo_face": self._before_lesson[1] if self._before_lesson else None},
             "trial": self._trial[1] if self._trial else None,
+            "light": {"can_measure": bool(self._desk.can_measure_light()), "measured": self._light},
         }
 
     def trial_picture(self) -> bytes | None:
@@ -326,6 +342,28 @@ class CameraSetup:
             self._change(Calibration(spike_profile=self._calibration.spike_profile))
             self._store.remove_photo(old)
         return "the region and photo set here are forgotten: the config file's apply"
+
+    def measure_light(self) -> str:
+        """Let the camera measure the room's light again and lock what it finds: for when
+        the lights changed since the service started (dusk, a lamp switched on). The dice
+        under the cups show nothing new, so this is allowed during a game."""
+        from companion.reveal import CameraJobFailed
+
+        self._check_writable()
+        try:
+            locked = self._desk.measure_light()
+        except CameraJobFailed as exc:
+            raise CalibrationError(str(exc)) from None
+        with self._lock:
+            self._light = {"at": time.time(), **light_summary(locked)}
+            photo = bool(self.vision.empty_table)
+        said = "the light was measured again and locked"
+        if self._light.get("exposure_ms") is not None:
+            said += f" (exposure {self._light['exposure_ms']} ms, gain {self._light.get('gain', '?')})"
+        if photo:
+            said += ("; the empty-table photo was taken in the old light: once the table is clear, "
+                     "take it again")
+        return said
 
     def try_read(self, kind: Any) -> str:
         """Read the dice in view now, as a reveal would, without offering them to any game:

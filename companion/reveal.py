@@ -265,6 +265,34 @@ class RevealDesk:
             raise ask.result
         return ask.result
 
+    def can_measure_light(self) -> bool:
+        """Whether the camera open now can measure the light again (a Pi camera can; a
+        webcam keeps adjusting its own exposure, recorded pictures have none)."""
+        return callable(getattr(self._camera, "measure_light", None))
+
+    def measure_light(self, settle_seconds: float | None = None, timeout: float = 15.0) -> dict[str, Any]:
+        """Let the camera measure the room's light again and lock what it finds (on the camera
+        thread, between reads); returns the values locked. Raises CameraJobFailed when there
+        is no camera, or one that cannot, or it failed."""
+
+        def job(frame, reader):
+            measure = getattr(self._camera, "measure_light", None)
+            if frame is None or self._camera is None:
+                raise CameraJobFailed("there is no camera to measure the light with: check it is connected")
+            if not callable(measure):
+                raise CameraJobFailed("this camera sets its own exposure as the light changes: nothing to measure")
+            try:
+                locked = measure(settle_seconds)
+            except HardwareFault as exc:
+                raise CameraJobFailed(str(exc)) from None
+            # The picture's brightness jumps, which the ready-watcher takes for movement; the
+            # dice it then sees settle are the ones read last, and same_throw keeps them from
+            # being read as a new throw.
+            log.info("the light was measured again: %s", locked)
+            return dict(locked)
+
+        return self.on_camera_thread(job, timeout=timeout)
+
     def reconfigure(self, make_reader: Callable[[], DiceReader | None],
                     ready: Callable[[], ReadySignal] | None) -> None:
         """Use new reader and ready-to-read factories (a new table region or empty-table

@@ -8,8 +8,16 @@ order OpenCV wants, so frames go to the reader without conversion.
 
 Stable colours between reveals: after a warm-up with automatic exposure and white
 balance, we read back the values they settled on and set them as fixed controls
-(AeEnable/AwbEnable off, ExposureTime, AnalogueGain, ColourGains). A die's red then
+(ExposureTime, AnalogueGain, ColourGains, with automatic control off). A die's red then
 looks the same at the tenth reveal as at the first, whatever the players' shadows do.
+When the room's light changes over an evening, `measure_light()` lets automatic control
+settle again and locks what it finds (the host panel's camera page has a button for it).
+
+Automatic control is switched with the controls the camera advertises: AeEnable and
+AwbEnable, and, from libcamera 0.5, ExposureTimeMode and AnalogueGainMode (0 automatic,
+1 manual), which replaced AeEnable (picamera2 issue #1269: AeEnable is then ignored, and
+picamera2 refuses a control the camera does not advertise). Both are sent where both
+exist; only the advertised ones are ever sent.
 """
 
 from __future__ import annotations
@@ -26,6 +34,10 @@ log = logging.getLogger(__name__)
 
 _MANUAL_HINT = "enter the dice on the host panel"
 _LOCKED_CONTROLS = ("ExposureTime", "AnalogueGain", "ColourGains")
+# (control, value when automatic, value when fixed): AeEnable before libcamera 0.5, the
+# two modes from it (libcamera's ExposureTimeModeAuto/Manual and AnalogueGainModeAuto/Manual).
+_AUTOMATIC_CONTROLS = (("AeEnable", True, False), ("AwbEnable", True, False),
+                       ("ExposureTimeMode", 0, 1), ("AnalogueGainMode", 0, 1))
 _AF_CONTINUOUS = 2  # libcamera's AfModeEnum.Continuous, used when libcamera's enum cannot be imported
 
 
@@ -43,6 +55,8 @@ class PiCamera:
         camera_num: int = 0,
         sleep: Callable[[float], None] | None = None,
     ) -> None:
+        self._sleep = sleep or time.sleep
+        self._warmup_seconds = warmup_seconds
         try:
             from picamera2 import Picamera2
         except ImportError as exc:
@@ -59,7 +73,7 @@ class PiCamera:
             ) from exc
         try:
             self._start(tuple(resolution), mode, autofocus)
-            (sleep or time.sleep)(warmup_seconds)
+            self._sleep(warmup_seconds)
             if lock_exposure:
                 self.lock_exposure()
         except Exception as exc:
@@ -78,9 +92,32 @@ class PiCamera:
         """Freeze exposure and white balance at what automatic control settled on; return the values."""
         metadata = self._camera.capture_metadata()
         locked = {name: metadata[name] for name in _LOCKED_CONTROLS if name in metadata}
-        self._camera.set_controls({"AeEnable": False, "AwbEnable": False, **locked})
+        self._camera.set_controls(self._advertised({**self._automatic(False), **locked}))
         log.info("camera exposure and white balance locked: %s", locked)
         return locked
+
+    def measure_light(self, settle_seconds: float | None = None) -> dict[str, object]:
+        """Let automatic exposure and white balance settle on the light as it is now (for
+        `settle_seconds`, the warm-up's by default), then lock them again; return the values.
+        For when the room's light has changed since the camera started."""
+        if self._camera is None:
+            raise CameraUnavailable("the Raspberry Pi camera was closed")
+        try:
+            self._camera.set_controls(self._advertised(self._automatic(True)))
+            self._sleep(self._warmup_seconds if settle_seconds is None else settle_seconds)
+            return self.lock_exposure()
+        except Exception as exc:
+            raise CameraUnavailable(f"the Raspberry Pi camera could not measure the light ({exc}); "
+                                    f"{_MANUAL_HINT}") from exc
+
+    @staticmethod
+    def _automatic(on: bool) -> dict[str, object]:
+        return {name: auto if on else fixed for name, auto, fixed in _AUTOMATIC_CONTROLS}
+
+    def _advertised(self, controls: dict[str, object]) -> dict[str, object]:
+        """Only the controls this camera advertises (picamera2 refuses any other)."""
+        known = self._camera.camera_controls
+        return {name: value for name, value in controls.items() if name in known}
 
     def read(self) -> np.ndarray:
         if self._camera is None:

@@ -16,6 +16,7 @@ from companion.calibration import CALIBRATION_FILE, Calibration, CalibrationErro
 from companion.config import parse_config
 from companion.reveal import Sight
 from companion.service import TableService
+from hardware.faults import CameraUnavailable
 from test_service import FakeCamera, FakeReader, FakeReady, eventually
 from test_vision_covered import COVERED, table, with_hand  # noqa: F401 (a fixture)
 
@@ -82,7 +83,8 @@ def test_the_page_shows_the_cameras_picture_to_the_host_only(rig):
         "picture": {"width": 80, "height": 60}, "roi": None, "roi_from": None,
         "empty_table": False, "empty_table_from": None, "problem": None, "read_only": None, "withheld": None,
         "spike": {"examples": {}, "untaught": [1, 2, 3, 4, 5, 6], "problem": None, "from": None, "undo_face": None},
-        "trial": None}
+        "trial": None, "light": {"can_measure": False, "measured": None}}
+    assert "Measure the light again" not in page  # a webcam or recorded pictures: nothing to measure
 
 
 def test_a_region_is_checked_against_the_picture_saved_and_used_at_once(rig):
@@ -258,7 +260,7 @@ def test_the_demo_shows_its_pictures_but_sets_nothing(tmp_path):
         page = client.get("/host/camera").get_data(as_text=True)
         assert "several cameras" in page and "Take the empty-table photo" not in page
         for path, body in (("/host/camera/empty-table", None), ("/host/camera/region", {"roi": [0, 0, 100, 100]}),
-                           ("/host/camera/forget", None)):
+                           ("/host/camera/forget", None), ("/host/camera/measure-light", None)):
             answer = client.post(path, json=body or {}, headers=headers)
             assert answer.status_code == 409 and "several cameras" in answer.get_json()["error"]
         assert saved(service) is None
@@ -377,3 +379,65 @@ def test_during_a_game_the_camera_page_shows_no_picture_and_reads_no_dice(rig):
     rig.table.end_game("ended by the host")
     assert client.get("/host/camera/picture.jpg").status_code == 200
     assert client.get("/host/camera/state").get_json()["withheld"] is None
+
+
+class PiLikeCamera(FakeCamera):
+    """A camera that, like the Pi camera, holds its exposure until asked to measure the light again."""
+
+    def __init__(self):
+        super().__init__()
+        self.measured: list[float | None] = []
+        self.broken = False
+
+    def measure_light(self, settle_seconds=None):
+        if self.broken:
+            raise CameraUnavailable("the Raspberry Pi camera could not measure the light (timed out)")
+        self.measured.append(settle_seconds)
+        self.frame = np.full((60, 80, 3), 140, np.uint8)  # the lamp went on; now exposed for it
+        return {"ExposureTime": 12345, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4)}
+
+
+def test_the_light_is_measured_again_from_the_page_even_during_a_game(tmp_path):
+    camera = PiLikeCamera()
+    service = start(tmp_path, camera, lambda: FakeReader(NO_DICE))
+    try:
+        eventually(lambda: service.desk.latest_frame() is not None)
+        client, headers = host_client(service)
+        page = client.get("/host/camera").get_data(as_text=True)
+        assert "Measure the light again" in page and "Measured again on this page" not in page
+        assert client.get("/host/camera/state").get_json()["light"] == {"can_measure": True, "measured": None}
+        assert rig_refuses_without_token(client)
+
+        service.table.start_game("toy", ["Ann", "Ben"])  # nothing secret is shown by measuring
+        answer = client.post("/host/camera/measure-light", headers=headers)
+        assert answer.status_code == 200, answer.get_json()
+        body = answer.get_json()
+        assert body["message"] == "the light was measured again and locked (exposure 12.3 ms, gain 2.5)"
+        assert body["light"]["measured"]["exposure_ms"] == 12.3 and body["light"]["measured"]["gain"] == 2.5
+        assert camera.measured == [None]  # the camera's own warm-up time
+        service.table.end_game("ended by the host")
+        eventually(lambda: int(service.desk.latest_frame().mean()) == 140, message="the new exposure is not in use")
+        assert "exposure 12.3 ms, gain 2.5" in client.get("/host/camera").get_data(as_text=True)
+
+        assert client.post("/host/camera/empty-table", headers=headers).status_code == 200
+        said = client.post("/host/camera/measure-light", headers=headers).get_json()["message"]
+        assert said.endswith("the empty-table photo was taken in the old light: once the table is clear, take it again")
+
+        camera.broken = True
+        before = client.get("/host/camera/state").get_json()["light"]
+        answer = client.post("/host/camera/measure-light", headers=headers)
+        assert answer.status_code == 409 and "could not measure the light" in answer.get_json()["error"]
+        assert client.get("/host/camera/state").get_json()["light"] == before  # the last good measure stands
+    finally:
+        service.stop()
+
+
+def rig_refuses_without_token(client) -> bool:
+    return client.post("/host/camera/measure-light", json={}).status_code == 403
+
+
+def test_a_camera_that_sets_its_own_exposure_has_no_light_to_measure(rig):
+    client, headers = host_client(rig)
+    answer = client.post("/host/camera/measure-light", headers=headers)
+    assert answer.status_code == 409 and "sets its own exposure" in answer.get_json()["error"]
+    assert rig.app.test_client().post("/host/camera/measure-light").status_code == 401

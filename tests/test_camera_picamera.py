@@ -16,13 +16,17 @@ class FakePicamera2:
     """Just the picamera2.Picamera2 surface PiCamera uses; `calls` is what it was asked, in order."""
 
     instances: list[FakePicamera2] = []
+    # before libcamera 0.5: AeEnable switches automatic exposure and gain
+    advertised = {"AeEnable": (False, True, True), "AwbEnable": (False, True, True),
+                  "ExposureTime": (100, 1000000, 20000), "AnalogueGain": (1.0, 16.0, 1.0),
+                  "ColourGains": (0.0, 32.0, None)}
     has_autofocus = True
     unplug_after = None
 
     def __init__(self, camera_num=0):
         self.camera_num = camera_num
         self.calls: list[tuple] = []
-        self.camera_controls = {"AeEnable": (False, True, True), "ExposureTime": (100, 1000000, 20000)}
+        self.camera_controls = dict(self.advertised)
         if self.has_autofocus:
             self.camera_controls["AfMode"] = (0, 2, 0)
         self.reads = 0
@@ -73,6 +77,7 @@ def picamera2(monkeypatch):
     FakePicamera2.instances = []
     monkeypatch.setattr(FakePicamera2, "has_autofocus", True)
     monkeypatch.setattr(FakePicamera2, "unplug_after", None)
+    monkeypatch.setattr(FakePicamera2, "advertised", dict(FakePicamera2.advertised))
     return FakePicamera2
 
 
@@ -142,3 +147,60 @@ def test_a_camera_failing_to_start_is_closed_and_unavailable(picamera2, monkeypa
     with pytest.raises(CameraUnavailable, match="did not start"):
         PiCamera(sleep=no_sleep)
     assert picamera2.instances[0].calls[-1] == ("close",)
+
+
+# libcamera 0.5 and later: ExposureTimeMode and AnalogueGainMode (0 auto, 1 manual) replace AeEnable
+LIBCAMERA_05 = {"ExposureTimeMode": (0, 1, 0), "AnalogueGainMode": (0, 1, 0), "AwbEnable": (False, True, True),
+                "ExposureTime": (100, 1000000, 20000), "AnalogueGain": (1.0, 16.0, 1.0), "ColourGains": (0.0, 32.0, None)}
+
+
+def test_on_libcamera_0_5_the_lock_uses_the_mode_controls_and_never_sends_aeenable(picamera2):
+    picamera2.advertised = LIBCAMERA_05
+    with PiCamera(sleep=no_sleep):
+        calls = picamera2.instances[0].calls
+    locks = [c[1] for c in calls if c[0] == "set_controls" and "ExposureTime" in c[1]]
+    assert locks == [{"AwbEnable": False, "ExposureTimeMode": 1, "AnalogueGainMode": 1,
+                      "ExposureTime": 12345, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4)}]
+
+
+def test_only_advertised_controls_are_sent(picamera2):
+    """picamera2 refuses a control the camera does not advertise: a camera with no colour
+    gains (a monochrome sensor, say) is locked on what it has."""
+    picamera2.advertised = {"AeEnable": (False, True, True), "ExposureTime": (100, 1000000, 20000)}
+    with PiCamera(sleep=no_sleep):
+        calls = picamera2.instances[0].calls
+    assert [c for c in calls if c[0] == "set_controls"][-1] == ("set_controls", {"AeEnable": False, "ExposureTime": 12345})
+
+
+@pytest.mark.parametrize("advertised, automatic", [
+    (FakePicamera2.advertised, {"AeEnable": True, "AwbEnable": True}),
+    (LIBCAMERA_05, {"AwbEnable": True, "ExposureTimeMode": 0, "AnalogueGainMode": 0}),
+])
+def test_measuring_the_light_again_lets_automatic_control_settle_then_locks_it(picamera2, advertised, automatic):
+    picamera2.advertised = advertised
+    slept = []
+    with PiCamera(warmup_seconds=1.5, sleep=slept.append) as camera:
+        before = len(picamera2.instances[0].calls)
+        locked = camera.measure_light()
+        calls = picamera2.instances[0].calls[before:]
+        assert camera.measure_light(0.25) == locked
+    assert locked == {"ExposureTime": 12345, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4)}
+    assert calls[0] == ("set_controls", automatic)
+    assert calls[1] == ("capture_metadata",) and calls[2][0] == "set_controls"
+    assert {k: v for k, v in calls[2][1].items() if k in automatic} == {k: not v if isinstance(v, bool) else 1
+                                                                        for k, v in automatic.items()}
+    assert slept == [1.5, 1.5, 0.25]  # the warm-up, then each settling
+
+
+def test_a_camera_failing_to_measure_the_light_is_unavailable(picamera2, monkeypatch):
+    camera = PiCamera(sleep=no_sleep)
+
+    def broken(self):
+        raise RuntimeError("Camera frontend has timed out!")
+
+    monkeypatch.setattr(picamera2, "capture_metadata", broken)
+    with pytest.raises(CameraUnavailable, match="could not measure the light.*host panel"):
+        camera.measure_light()
+    camera.close()
+    with pytest.raises(CameraUnavailable, match="closed"):
+        camera.measure_light()

@@ -472,6 +472,59 @@ def test_dice_already_read_are_not_read_again_as_a_new_throw():
     assert table.offers == [(4,), (4, 4), (4, 4), (4, 4)]
 
 
+def test_measuring_the_light_again_does_not_read_the_dice_lying_there_again():
+    from companion.reveal import CameraJobFailed, RevealDesk
+    from hardware.vision import ReadyToRead
+
+    shown = {"frame": _tray((320, 200))}
+
+    def measure_light(settle_seconds):
+        shown["frame"] = np.clip(_tray((320, 200)).astype(int) + 60, 0, 255).astype(np.uint8)  # exposed afresh
+        return {"ExposureTime": 8000}
+
+    camera = SimpleNamespace(read=lambda: shown["frame"], close=lambda: None, measure_light=measure_light)
+    clock = [0.0]
+    table = _AlwaysWaiting()
+    reader = lambda: SimpleNamespace(read=lambda frame, kind: Sight((4,), ((320, 200, 360, 240),), (0.99,)))  # noqa: E731
+    desk = RevealDesk(table, lambda: camera, reader, ready=lambda: ReadyToRead(still_seconds=0.5),
+                      clock=lambda: clock[0])
+    desk._load_reader()
+
+    def frames(n):
+        for _ in range(n):
+            clock[0] += 0.1
+            desk._step()
+
+    frames(10)
+    assert table.offers == [(4,)] and desk.can_measure_light()
+    answers = []
+    asker = threading.Thread(target=lambda: answers.append(desk.measure_light(timeout=5)))
+    asker.start()
+    eventually(lambda: desk._jobs, message="the measure was not queued")
+    frames(1)
+    asker.join(5)
+    assert answers == [{"ExposureTime": 8000}]
+    frames(10)  # the picture is brighter now, and still: the same die, not a new throw
+    assert table.offers == [(4,)]
+
+    del camera.measure_light  # a webcam: it adjusts itself
+    assert not desk.can_measure_light()
+    failures = []
+
+    def ask():
+        try:
+            desk.measure_light(timeout=5)
+        except CameraJobFailed as exc:
+            failures.append(str(exc))
+
+    asker = threading.Thread(target=ask)
+    asker.start()
+    eventually(lambda: desk._jobs, message="the measure was not queued")
+    frames(1)
+    asker.join(5)
+    assert failures and "sets its own exposure" in failures[0]
+
+
 def test_same_throw_is_the_same_dice_in_nearly_the_same_places():
     from companion.reveal import same_throw
 

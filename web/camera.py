@@ -129,6 +129,13 @@ def new_spike_profile():
     return answer(lambda: setup().new_spike_profile())
 
 
+@bp.post("/measure-light")
+@host_action
+def measure_light():
+    """Let the camera measure the room's light again and lock it (a Pi camera)."""
+    return answer(lambda: setup().measure_light())
+
+
 @bp.post("/try-read")
 @host_action
 def try_read():
