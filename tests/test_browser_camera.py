@@ -29,6 +29,9 @@ class StillDesk:
     def on_camera_thread(self, job, timeout=8.0):
         return job(self.frame, None)
 
+    def can_measure_light(self):
+        return False
+
 
 @pytest.fixture
 def camera_page(tmp_path):

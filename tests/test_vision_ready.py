@@ -114,3 +114,47 @@ def test_a_scene_marked_as_read_is_not_ready_again_but_the_next_one_is(table):
     assert ReadyState.READY not in [s for _, s in play(machine, [noisy(table, i) for i in range(20)])]
     moved = with_cup(table, 300)  # something else comes to rest: that is new
     assert ReadyState.READY in [s for _, s in play(machine, [noisy(moved, i) for i in range(20)], t0=5.0)]
+
+
+def flickering(frame, amplitude, phase, bands=3.0):
+    """The frame under lamps that flicker with the mains, through a rolling shutter: dark and
+    light bands across the rows, in a new place each frame (phase 0..1)."""
+    rows = np.arange(frame.shape[0], dtype=np.float32)[:, None, None] / frame.shape[0]
+    gain = 1 + amplitude * np.sin(2 * np.pi * (bands * rows + phase))
+    return np.clip(frame * gain, 0, 255).astype(np.uint8)
+
+
+def test_flicker_bands_rolling_over_still_dice_are_not_movement(table):
+    rng = np.random.default_rng(7)
+    for amplitude in (0.05, 0.1, 0.2):
+        machine = ReadyToRead(still_seconds=0.5)
+        states = [s for _, s in play(machine, [flickering(noisy(table, i), amplitude, rng.uniform())
+                                               for i in range(30)])]
+        assert states.count(ReadyState.READY) == 1, (amplitude, states)  # once: the scene, whatever its bands
+        assert ReadyState.MOVING not in states, amplitude
+    machine = ReadyToRead(still_seconds=0.5)  # and a lamp switched on is not movement either
+    states = [s for _, s in play(machine, [noisy(table, i) for i in range(15)] +
+                                 [noisy(np.clip(table * 1.3, 0, 255).astype(np.uint8), i) for i in range(15)])]
+    assert states.count(ReadyState.READY) == 1 and ReadyState.MOVING not in states
+
+
+@pytest.mark.parametrize("amplitude", [0.0, 0.1])
+def test_a_yellow_die_rolling_on_the_grey_tray_is_movement_flicker_or_not(table, amplitude):
+    """One die (the yellow 5 at 243,350 in the photo, 151 grey levels on a tray of 162: the
+    same in grey) rolls 12 px a frame across the empty table."""
+    empty = empty_table_for(table)
+    die = table[350:394, 243:287].copy()
+    rng = np.random.default_rng(3)
+
+    def with_die_at(x):
+        out = empty.copy()
+        out[450:494, x:x + 44] = die
+        return out
+
+    rolling = [flickering(with_die_at(100 + 12 * i), amplitude, rng.uniform()) for i in range(8)]
+    resting = [flickering(noisy(with_die_at(100 + 12 * 8), i), amplitude, rng.uniform()) for i in range(20)]
+    machine = ReadyToRead(still_seconds=0.5)
+    states = play(machine, rolling + resting)
+    assert [s for _, s in states[1:len(rolling)]] == [ReadyState.MOVING] * (len(rolling) - 1)
+    ready = [t for t, s in states if s is ReadyState.READY]
+    assert len(ready) == 1 and ready[0] >= len(rolling) / FPS + 0.5

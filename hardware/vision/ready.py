@@ -1,10 +1,20 @@
 """ReadyToRead: watch the stream and say when the dice are ready to be read.
 
 Pure: frames and their times come in, states come out; no clock, no camera. The scene
-is shrunk to a small grey picture; change between consecutive pictures is motion.
+is shrunk to a small picture; change between consecutive pictures is motion. Colours are
+compared, not grey levels: a yellow die on a grey tray is about as bright as the tray
+(151 against 162 grey levels in a byler photo), and rolled across it unseen in grey.
 With an empty-table reference, a large area unlike the table is an occluder (cup, hand):
 dice are small, so no set of resting dice covers `occluder_fraction` of the view.
 READY fires once per settled scene and re-arms when the scene changes.
+
+Light that flickers with the mains (most LED and fluorescent lamps, at twice the mains
+frequency) is caught by a camera's rolling shutter as dark and light bands across the
+picture, which move from one frame to the next: to a plain difference, a table that
+never stops moving. Before two pictures are compared, each row of one is brought to the
+other's brightness (the median ratio along the row; rows are the sensor's, read at one
+instant), which takes out such bands and any change of the light as a whole, and leaves
+a die that moved, a hand or a cup: they change only part of a row.
 """
 
 from __future__ import annotations
@@ -18,7 +28,9 @@ from hardware.vision.detect import shrink
 from hardware.vision.pictures import load_picture
 
 SMALL_SIDE = 160
-PIXEL_CHANGE = 18  # grey levels a pixel must move to count as changed
+PIXEL_CHANGE = 18  # levels a pixel's colour must move in one channel to count as changed
+CLIPPED = 250  # level (in the blurred small picture) from which a channel is taken as white
+ROW_GAIN = (0.5, 2.0)  # the most a row's light may be taken to have changed by (see relit)
 
 
 class ReadyState(enum.Enum):
@@ -38,17 +50,21 @@ def _view(frame: np.ndarray, roi) -> tuple[np.ndarray, tuple[int, int]]:
     return frame, (max(1, int(w * s)), max(1, int(h * s)))
 
 
-def _small(frame: np.ndarray, roi) -> np.ndarray:
-    """The view shrunk to SMALL_SIDE and in grey: what motion is measured on."""
-    frame, size = _view(frame, roi)
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-    small = cv2.resize(gray, size, interpolation=cv2.INTER_AREA)
-    return cv2.GaussianBlur(small, (5, 5), 0).astype(np.int16)
+def relit(picture: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """`picture` (int16, height x width x channels) with each row of each channel scaled to
+    the brightness of the same row of `like`: the median ratio of the two along the row, so
+    a change of light along rows (a flicker band, a lamp switched on) is taken out, and a
+    change over less than half a row (a die, a hand's edge) is not."""
+    ratio = (like.astype(np.float32) + 4) / (picture.astype(np.float32) + 4)
+    middle = ratio.shape[1] // 2  # the median by partition: np.median took twice as long (0.6 -> 1.3 ms)
+    gain = np.partition(ratio, middle, axis=1)[:, middle:middle + 1]
+    return np.rint(picture * np.clip(gain, *ROW_GAIN)).astype(np.int16)
 
 
 def _shrunk(frame: np.ndarray, roi) -> np.ndarray:
     """The view in colour, shrunk to SMALL_SIDE by halvings (detect.shrink: a one-step
-    area resize of a 1280x960 frame took 1.9 ms of a covered() check) and blurred."""
+    area resize of a 1280x960 frame took 1.9 ms of a covered() check) and blurred: what
+    motion and the empty-table comparison are measured on."""
     frame, size = _view(frame, roi)
     return cv2.GaussianBlur(shrink(frame, *size), (5, 5), 0).astype(np.int16)
 
@@ -104,6 +120,7 @@ class ReadyToRead:
         self._previous: np.ndarray | None = None
         self._still_since: float | None = None
         self._read_scene: np.ndarray | None = None  # the scene READY last fired on
+        self._still_and_read = False  # this still spell was found to be the scene read: not compared again
         self.state = ReadyState.WAITING
 
     @classmethod
@@ -119,12 +136,17 @@ class ReadyToRead:
         by a watcher this one replaces): READY will not fire for it, only for a scene that
         differs from it. Without this, a press followed by the dice settling read them twice,
         the second time as the next throw."""
-        self._read_scene = _small(frame_bgr, self.roi)
+        self._read_scene = _shrunk(_colour(frame_bgr), self.roi)
+        self._still_and_read = False
 
     def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
+        """The share of pixels that changed from b to a, once b's rows have a's light."""
         if a.shape != b.shape:
             return 1.0
-        return float((np.abs(a - b) > PIXEL_CHANGE).mean())
+        changed = np.abs(a - relit(b, a)) > PIXEL_CHANGE
+        # A channel white in either picture says only that it is brighter than the camera
+        # shows, not how bright: under a flicker band its change is unknown, so it does not count.
+        return float((changed & (a < CLIPPED) & (b < CLIPPED)).any(2).mean())
 
     def _occluded(self, frame: np.ndarray) -> bool:
         if self._reference is None:
@@ -133,10 +155,11 @@ class ReadyToRead:
         return share is not None and share > self.occluder_fraction
 
     def feed(self, frame_bgr: np.ndarray, t_seconds: float) -> ReadyState:
-        small = _small(frame_bgr, self.roi)
+        small = _shrunk(_colour(frame_bgr), self.roi)
         previous, self._previous = self._previous, small
         if previous is None or self._changed(small, previous) > self.motion_threshold:
             self._still_since = None if previous is not None else t_seconds
+            self._still_and_read = False
             self.state = ReadyState.MOVING if previous is not None else ReadyState.WAITING
             return self.state
         if self._still_since is None:
@@ -145,9 +168,11 @@ class ReadyToRead:
             self.state = ReadyState.OCCLUDED
         elif t_seconds - self._still_since < self.still_seconds:
             self.state = ReadyState.WAITING
-        elif self._read_scene is not None and self._changed(small, self._read_scene) <= self.motion_threshold:
+        elif self._still_and_read or (self._read_scene is not None
+                                      and self._changed(small, self._read_scene) <= self.motion_threshold):
+            self._still_and_read = True  # (half the work of an idle table: one comparison a frame)
             self.state = ReadyState.WAITING  # already read this scene
         else:
-            self._read_scene = small
+            self._read_scene, self._still_and_read = small, True
             self.state = ReadyState.READY
         return self.state
