@@ -231,6 +231,7 @@ def open_camera(section: CameraConfig | dict | None = None, *, base_dir: str | P
             warmup_seconds=config.warmup_seconds,
             lock_exposure=config.lock_exposure,
             autofocus=config.autofocus,
+            mains_hz=config.mains_hz,
             camera_num=config.device if isinstance(config.device, int) else 0,
         )
     if config.source == "usb":

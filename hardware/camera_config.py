@@ -12,6 +12,7 @@
     lock_exposure = true       # ... then freeze them so colours match between reveals
     autofocus = true           # picamera: continuous autofocus where the module has it (Camera Module 3)
     mode = "video"             # picamera: "video" (steady frame rate) or "still" (full quality, slower)
+    mains_hz = 0               # picamera: 50 or 60 to keep exposure clear of lamps flickering with the mains
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from hardware.faults import CameraConfigError
 
 SOURCES = ("picamera", "usb", "recorded", "none")
+MAINS_HZ = (0, 50, 60)  # 0: no flicker avoidance
 MODES = ("video", "still")
 
 
@@ -40,6 +42,7 @@ class CameraConfig:
     lock_exposure: bool = True
     autofocus: bool = True
     mode: str = "video"
+    mains_hz: int = 0
 
     @property
     def recording(self) -> Path:
@@ -74,6 +77,7 @@ class CameraConfig:
             lock_exposure=_flag(values.get("lock_exposure", True), "camera.lock_exposure"),
             autofocus=_flag(values.get("autofocus", True), "camera.autofocus"),
             mode=mode,
+            mains_hz=_mains(values.get("mains_hz", 0)),
         )
         if source == "recorded" and (config.folder is None) == (config.video is None):
             raise CameraConfigError('camera.source = "recorded" needs exactly one of camera.folder or camera.video')
@@ -88,6 +92,13 @@ def _resolution(value: Any) -> tuple[int, int]:
     ):
         return (value[0], value[1])
     raise CameraConfigError(f"camera.resolution = {value!r}: give [width, height] in pixels, such as [1280, 720]")
+
+
+def _mains(value: Any) -> int:
+    if isinstance(value, bool) or value not in MAINS_HZ:
+        raise CameraConfigError(f"camera.mains_hz = {value!r}: give 50 or 60 (the mains frequency where the "
+                                f"table is: 50 in Europe, most of Asia and Africa, 60 in the Americas), or 0 for none")
+    return int(value)
 
 
 def _device(value: Any) -> int | str:

@@ -52,6 +52,7 @@ class PiCamera:
         warmup_seconds: float = 2.0,
         lock_exposure: bool = True,
         autofocus: bool = True,
+        mains_hz: int = 0,
         camera_num: int = 0,
         sleep: Callable[[float], None] | None = None,
     ) -> None:
@@ -72,7 +73,7 @@ class PiCamera:
                 f"Meanwhile, {_MANUAL_HINT}"
             ) from exc
         try:
-            self._start(tuple(resolution), mode, autofocus)
+            self._start(tuple(resolution), mode, autofocus, mains_hz)
             self._sleep(warmup_seconds)
             if lock_exposure:
                 self.lock_exposure()
@@ -80,13 +81,22 @@ class PiCamera:
             self.close()
             raise CameraUnavailable(f"the Raspberry Pi camera did not start ({exc}); {_MANUAL_HINT}") from exc
 
-    def _start(self, resolution: tuple[int, int], mode: str, autofocus: bool) -> None:
+    def _start(self, resolution: tuple[int, int], mode: str, autofocus: bool, mains_hz: int = 0) -> None:
         camera = self._camera
         make = camera.create_still_configuration if mode == "still" else camera.create_video_configuration
         camera.configure(make(main={"size": resolution, "format": "RGB888"}))
         camera.start()
         if autofocus and "AfMode" in camera.camera_controls:
             camera.set_controls({"AfMode": _af_continuous()})
+        if mains_hz:
+            # Lamps on the mains flicker at twice its frequency; automatic exposure then keeps to
+            # whole flicker periods (10 ms at 50 Hz), which the rolling shutter shows without
+            # bands, and the lock keeps what it chose. AeFlickerMode 1 is libcamera's FlickerManual.
+            flicker = {"AeFlickerMode": 1, "AeFlickerPeriod": 1_000_000 // (2 * mains_hz)}
+            if self._advertised(flicker) == flicker:
+                camera.set_controls(flicker)
+            else:
+                log.warning("this camera has no flicker control (libcamera before 2023?): camera.mains_hz is ignored")
 
     def lock_exposure(self) -> dict[str, object]:
         """Freeze exposure and white balance at what automatic control settled on; return the values."""

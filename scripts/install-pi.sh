@@ -365,6 +365,7 @@ pin = "$pin"
 
 [camera]
 source = "picamera"
+# mains_hz = 50    # 50 or 60: keep the camera's exposure clear of lamps flickering with the mains
 
 [gpio]
 pin_factory = "lgpio"

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from hardware.camera import CameraUnavailable, FrameSource, open_camera
+from hardware.faults import CameraConfigError
 from hardware.pi_camera import PiCamera
 
 
@@ -204,3 +205,29 @@ def test_a_camera_failing_to_measure_the_light_is_unavailable(picamera2, monkeyp
     camera.close()
     with pytest.raises(CameraUnavailable, match="closed"):
         camera.measure_light()
+
+
+@pytest.mark.parametrize("hz, period", [(50, 10000), (60, 8333)])
+def test_mains_flicker_avoidance_is_set_before_the_warm_up(picamera2, hz, period):
+    picamera2.advertised = {**LIBCAMERA_05, "AeFlickerMode": (0, 2, 0), "AeFlickerPeriod": (100, 1000000, 0)}
+    with PiCamera(mains_hz=hz, sleep=no_sleep):
+        calls = picamera2.instances[0].calls
+    flicker = calls.index(("set_controls", {"AeFlickerMode": 1, "AeFlickerPeriod": period}))
+    assert flicker < calls.index(("capture_metadata",))  # automatic exposure settles with it
+
+
+def test_a_camera_without_flicker_control_ignores_mains_hz_and_says_so(picamera2, caplog):
+    with PiCamera(mains_hz=50, sleep=no_sleep):
+        calls = picamera2.instances[0].calls
+    assert not any("AeFlickerMode" in c[1] for c in calls if c[0] == "set_controls")
+    assert "camera.mains_hz is ignored" in caplog.text
+
+
+def test_open_camera_passes_mains_hz_and_refuses_other_frequencies(picamera2):
+    picamera2.advertised = {**LIBCAMERA_05, "AeFlickerMode": (0, 2, 0), "AeFlickerPeriod": (100, 1000000, 0)}
+    with open_camera({"source": "picamera", "mains_hz": 60, "warmup_seconds": 0}):
+        pass
+    assert ("set_controls", {"AeFlickerMode": 1, "AeFlickerPeriod": 8333}) in picamera2.instances[0].calls
+    for bad in (55, "50", True):
+        with pytest.raises(CameraConfigError, match="mains_hz.*50 or 60"):
+            open_camera({"source": "picamera", "mains_hz": bad})
