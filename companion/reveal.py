@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from hardware.faults import HardwareFault
+from hardware.vision.reading import UnreadableFrame
 
 log = logging.getLogger("companion.reveal")
 
@@ -195,6 +196,7 @@ class RevealDesk:
         self._last_sight: Sight | None = None  # ... and what was read in it (frame pixels)
         self.resumed = resumed
         self._first_scene_read = resumed
+        self._watch_problem: str | None = None  # why the ready-watcher cannot look (told once)
         self.readings = 0  # offered readings (benchmarks, tests)
 
     # --- life cycle -------------------------------------------------------------------
@@ -391,7 +393,17 @@ class RevealDesk:
             elif self._first_scene_read:  # nor, after a restart, the dice read before it
                 self._mark_read(frame)
             self._first_scene_read = False
-        state = self._ready.feed(frame, self._clock())
+        try:
+            state = self._ready.feed(frame, self._clock())
+        except UnreadableFrame as exc:  # a table region outside this camera's picture
+            if self._watch_problem != str(exc):
+                log.warning("cannot watch the table: %s", exc)
+                self.table.set_device_status("camera", "error", f"{exc}; meanwhile press reveal or {_MANUAL}")
+            self._watch_problem = str(exc)
+            return None
+        if self._watch_problem is not None:
+            self._watch_problem = None
+            self.table.set_device_status("camera", "ok", "")
         return getattr(state, "value", state)
 
     def _note_occlusion(self, signal: str | None, request) -> None:

@@ -525,6 +525,35 @@ def test_measuring_the_light_again_does_not_read_the_dice_lying_there_again():
     assert failures and "sets its own exposure" in failures[0]
 
 
+def test_a_table_region_outside_the_cameras_picture_is_told_not_a_crash_loop():
+    """A region set for a bigger picture (another camera, another resolution): the watcher
+    cannot look, which the camera status says once, and the camera stays open."""
+    from companion.reveal import RevealDesk
+    from hardware.vision import ReadyToRead
+
+    statuses = []
+    table = _AlwaysWaiting()
+    table.set_device_status = lambda *status: statuses.append(status)
+    camera = SimpleNamespace(read=lambda: _tray((320, 200)), close=lambda: statuses.append("closed"))
+    region = {"roi": (700, 500, 1200, 900)}  # the tray is 640x480
+    clock = [0.0]
+    desk = RevealDesk(table, lambda: camera, lambda: None, ready=lambda: ReadyToRead(roi=region["roi"]),
+                      clock=lambda: clock[0])
+    for _ in range(5):
+        clock[0] += 0.1
+        desk._step()
+    problems = [s for s in statuses if s != ("camera", "ok", "")]
+    assert len(problems) == 1 and "closed" not in statuses
+    assert problems[0][:2] == ("camera", "error")
+    assert "the table region 700,500,1200,900 lies outside the camera's 640x480 picture: set it again" in problems[0][2]
+    assert desk.latest_frame() is not None  # the camera page still shows the picture to set it by
+    region["roi"] = (0, 0, 640, 480)
+    desk.reconfigure(lambda: None, lambda: ReadyToRead(roi=region["roi"]))
+    clock[0] += 0.1
+    desk._step()
+    assert statuses[-1] == ("camera", "ok", "")
+
+
 def test_same_throw_is_the_same_dice_in_nearly_the_same_places():
     from companion.reveal import same_throw
 

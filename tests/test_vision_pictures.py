@@ -147,3 +147,15 @@ def test_a_phone_photo_is_turned_upright_by_its_exif_orientation(tmp_path):
     frame = load_picture(path)
     assert frame.shape == (80, 40, 3)
     assert frame[:20, :, :].mean() > 200 and frame[-20:, :, :].mean() < 50  # the band is now along the top
+
+
+def test_a_table_region_is_cut_to_the_picture_and_one_outside_it_is_refused():
+    from hardware.vision.pictures import region_of
+
+    frame = np.zeros((480, 640, 3), np.uint8)
+    assert region_of(frame, None)[0] is frame
+    part, left, top = region_of(frame, (600, 400, 1280, 960))  # a region set for a 1280x960 camera
+    assert part.shape == (80, 40, 3) and (left, top) == (600, 400)
+    for roi in ((700, 500, 1200, 900), (630, 0, 1280, 960)):  # none of it, or a 10 px sliver
+        with pytest.raises(UnreadableFrame, match=r"lies outside the camera's 640x480 picture: set it again"):
+            region_of(frame, roi)

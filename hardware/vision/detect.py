@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from hardware.vision import networks
+from hardware.vision.pictures import region_of
 
 WORK_SIDE = 384
 STRIDE = 4
@@ -98,10 +99,7 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
     hard to tell apart when they touch, so when some do, the model looks again at just
     the part of the frame around them, enlarged (at most ZOOM_AREA of the first look's
     pixels, so the second look costs less than the first)."""
-    x0, y0 = 0, 0
-    if roi is not None:
-        x0, y0, x1, y1 = roi
-        frame = frame[y0:y1, x0:x1]
+    frame, x0, y0 = region_of(frame, roi)
     h, w = frame.shape[:2]
     scale = WORK_SIDE / max(h, w)
     found, stats = _peaks(frame, x0, y0, scale, min_score)

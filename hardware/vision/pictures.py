@@ -19,6 +19,25 @@ import numpy as np
 
 from hardware.vision.reading import UnreadableFrame
 
+MIN_REGION_SIDE = 16  # pixels each way of the table region that must lie in the picture
+
+
+def region_of(frame: np.ndarray, roi: tuple[int, int, int, int] | None) -> tuple[np.ndarray, int, int]:
+    """(the part of `frame` inside the table region `roi`, its left, its top), the region cut
+    to the picture. UnreadableFrame, saying what to do, when not even MIN_REGION_SIDE pixels
+    each way of it are in the picture: a region set for a bigger picture than the camera now
+    gives (another camera, another resolution in the config)."""
+    if roi is None:
+        return frame, 0, 0
+    x1, y1, x2, y2 = roi
+    h, w = frame.shape[:2]
+    left, top, right, bottom = max(0, x1), max(0, y1), min(w, x2), min(h, y2)
+    if right - left < MIN_REGION_SIDE or bottom - top < MIN_REGION_SIDE:
+        raise UnreadableFrame(f"the table region {x1},{y1},{x2},{y2} lies outside the camera's {w}x{h} picture: "
+                              "set it again (host panel, Camera set-up, or companion calibrate --roi)")
+    return frame[top:bottom, left:right], left, top
+
+
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # Inside a JPEG's compressed data 0xFF is always followed by 0x00 (a stuffed byte) or a
 # restart marker 0xD0-0xD7; anything else after 0xFF is the next segment's marker.

@@ -14,6 +14,7 @@ import numpy as np
 from hardware.vision import chance, spike
 from hardware.vision.detect import WORK_SIDE, Candidate, find_candidates
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
+from hardware.vision.pictures import region_of
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
@@ -119,7 +120,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     t1 = time.perf_counter()
     order = sorted(range(len(kept)), key=lambda i: (kept[i].cx, kept[i].cy))
     readings = tuple(DieReading(values[i], kept[i].box(frame.shape), confidences[i]) for i in order)
-    h, w = frame.shape[:2] if roi is None else (roi[3] - roi[1], roi[2] - roi[0])
+    h, w = region_of(frame, roi)[0].shape[:2]
     untaught = profile.untaught if dice == "spike" else ()
     covered = empty_table.covered(frame) if empty_table is not None else None
     occluded = covered is not None and covered > occluder_fraction

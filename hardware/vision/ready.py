@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from hardware.vision.detect import shrink
-from hardware.vision.pictures import load_picture
+from hardware.vision.pictures import load_picture, region_of
 
 SMALL_SIDE = 160
 PIXEL_CHANGE = 18  # levels a pixel's colour must move in one channel to count as changed
@@ -42,9 +42,7 @@ class ReadyState(enum.Enum):
 
 def _view(frame: np.ndarray, roi) -> tuple[np.ndarray, tuple[int, int]]:
     """(the table region of the frame, the (width, height) it shrinks to: SMALL_SIDE long)."""
-    if roi is not None:
-        x1, y1, x2, y2 = roi
-        frame = frame[y1:y2, x1:x2]
+    frame = region_of(frame, roi)[0]
     h, w = frame.shape[:2]
     s = SMALL_SIDE / max(h, w)
     return frame, (max(1, int(w * s)), max(1, int(h * s)))
