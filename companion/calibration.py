@@ -361,8 +361,7 @@ class CameraSetup:
         if self._light.get("exposure_ms") is not None:
             said += f" (exposure {self._light['exposure_ms']} ms, gain {self._light.get('gain', '?')})"
         if photo:
-            said += ("; the empty-table photo was taken in the old light: once the table is clear, "
-                     "take it again")
+            said += "; if the clear table then shows as covered, take the empty-table photo again"
         return said
 
     def try_read(self, kind: Any) -> str:

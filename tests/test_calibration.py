@@ -421,7 +421,7 @@ def test_the_light_is_measured_again_from_the_page_even_during_a_game(tmp_path):
 
         assert client.post("/host/camera/empty-table", headers=headers).status_code == 200
         said = client.post("/host/camera/measure-light", headers=headers).get_json()["message"]
-        assert said.endswith("the empty-table photo was taken in the old light: once the table is clear, take it again")
+        assert said.endswith("if the clear table then shows as covered, take the empty-table photo again")
 
         camera.broken = True
         before = client.get("/host/camera/state").get_json()["light"]

@@ -48,6 +48,21 @@ def test_the_empty_table_sees_a_hand_but_not_the_dice(table):
     assert photo.covered(cv2.resize(frame, (320, 240))) is None  # another camera mode: no judgement
 
 
+def test_a_light_or_white_balance_changed_since_the_photo_is_not_a_thing_over_the_table(table):
+    frame, empty, boxes = table
+    photo = EmptyTable(empty)
+
+    def lit(picture, gains):  # the camera's exposure and white balance, moved since the photo
+        return np.clip(picture * np.array(gains, np.float32), 0, 255).astype(np.uint8)
+
+    for gains in ((0.6, 0.6, 0.6), (0.8, 0.8, 0.8), (1.2, 1.2, 1.2), (0.8, 1.0, 1.15)):
+        assert photo.covered(lit(frame, gains)) < 0.05, gains
+        assert photo.covered(lit(with_hand(frame, boxes), gains)) > 0.12, gains  # a hand still is
+    arm = frame.copy()
+    arm[:, :512] = (120, 150, 205)  # something over four fifths of the view: the light is not taken from it
+    assert photo.covered(arm) > 0.12
+
+
 def test_a_read_with_a_hand_over_the_table_is_flagged_and_its_dice_still_read(table):
     frame, empty, boxes = table
     photo = EmptyTable(empty)

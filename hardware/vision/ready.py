@@ -89,9 +89,20 @@ class EmptyTable:
         small = _shrunk(_colour(frame), self.roi)
         if small.shape != self._small.shape:
             return None
-        diff = (np.abs(small - self._small).max(2) > PIXEL_CHANGE * 1.5).astype(np.uint8)
+        diff = (np.abs(_matched(small, self._small) - self._small).max(2) > PIXEL_CHANGE * 1.5).astype(np.uint8)
         n, _, stats, _ = cv2.connectedComponentsWithStats(diff)
         return float(stats[1:, cv2.CC_STAT_AREA].max()) / diff.size if n > 1 else 0.0
+
+
+def _matched(view: np.ndarray, photo: np.ndarray) -> np.ndarray:
+    """`view` with each channel scaled to the light of the empty-table `photo`: the median
+    ratio over the whole view, which the table fills more than half of whatever lies on it.
+    An exposure or white balance that moved since the photo is then not a thing over the table."""
+    # every other pixel each way is plenty for a median, and took 0.3 ms where all took 0.5 and a
+    # partition, slow over many equal ratios (a still table against its own photo), 1.8
+    ratio = (photo[::2, ::2].astype(np.float32) + 4) / (view[::2, ::2].astype(np.float32) + 4)
+    gain = np.median(ratio.reshape(-1, ratio.shape[2]), axis=0)
+    return np.rint(view * np.clip(gain, *ROW_GAIN)).astype(np.int16)
 
 
 def _colour(frame: np.ndarray) -> np.ndarray:
