@@ -172,8 +172,9 @@ def _doubt(kept, values, confidences, doubtful, min_confidence, work_scale, unta
         return "no dice found: is the cup still over them, or the table out of view?"
     if occluded:
         return ("something big is over the table (a hand, the cup?), so dice under it may be missed: clear "
-                "the view and read again; if the table is clear, the light or the camera has changed since "
-                "the empty-table photo: take it again (companion calibrate --empty-table)")
+                "the view and read again; if the table is clear, the camera or the way the light falls has "
+                "changed since the empty-table photo: take it again (host panel, Camera set-up, or "
+                "companion calibrate --empty-table)")
     if untaught:
         # A die showing a face the profile never saw is read as the nearest taught face,
         # and on spike-A that was sure (>= 0.8) for about half of such dice: the glyphs of
