@@ -29,8 +29,13 @@ class StillDesk:
     def on_camera_thread(self, job, timeout=8.0):
         return job(self.frame, None)
 
+    measurable = False
+
     def can_measure_light(self):
-        return False
+        return self.measurable
+
+    def measure_light(self):
+        return {"ExposureTime": 16667, "AnalogueGain": 1.8}
 
 
 @pytest.fixture
@@ -83,3 +88,17 @@ def test_a_region_dragged_on_the_picture_is_set_in_camera_pixels(browser, camera
     page.wait_for_timeout(50)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     page.screenshot(path=str(ARTIFACTS / "host-camera-phone.png"), full_page=True)
+
+
+def test_the_light_is_measured_again_with_one_button(browser, camera_page):  # noqa: F811
+    server, setup = camera_page
+    setup._desk.measurable = True  # a Raspberry Pi camera
+    page = browser.new_page(viewport={"width": 390, "height": 900})
+    log_in(page, server.url)
+    page.click("text=Camera set-up")
+    page.click("text=Measure the light again")
+    page.wait_for_selector("text=the light was measured again and locked (exposure 16.7 ms, gain 1.8)")
+    assert "exposure 16.7 ms, gain 1.8" in page.inner_text("#light-measured")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "host-camera-light.png"), full_page=True)
