@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/vision.py [--sets byler,matteop,rendered] [--split all|heldout|train]
                                           [--kinds pip,chance,spike-A] [--details FILE.jsonl] [--speed N]
-                                          [--shift warm,cool,dark,blur,noisy,small,big,turned]
+                                          [--shift warm,cool,dark,blur,noisy,small,big,turned,flicker]
 
 Per set (rendered split by kind): images read exactly right and unflagged, silent errors
 (unflagged but wrong), flagged, and die-level recall/precision by centre matching. An
@@ -88,6 +88,14 @@ def _noisy(im):
     return cv2.imdecode(cv2.imencode(".jpg", rough, [cv2.IMWRITE_JPEG_QUALITY, 40])[1], cv2.IMREAD_COLOR)
 
 
+def _flicker(im):
+    """Lamps flickering with the mains through a rolling shutter: bands of +-15% across the
+    rows, three to a picture (where they fall depends on the picture's size)."""
+    rows = np.arange(im.shape[0], dtype=np.float32)[:, None, None] / im.shape[0]
+    phase = (im.shape[0] * 7 + im.shape[1] * 3) % 100 / 100
+    return np.clip(im * (1 + 0.15 * np.sin(2 * np.pi * (3 * rows + phase))), 0, 255).astype(np.uint8)
+
+
 SHIFTS = {
     "warm": _gain((0.75, 0.95, 1.15)),  # a tungsten cast the camera did not take out (B, G, R gains)
     "cool": _gain((1.2, 1.0, 0.8)),
@@ -97,6 +105,7 @@ SHIFTS = {
     "small": lambda im: cv2.resize(im, None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA),  # camera higher
     "big": lambda im: cv2.resize(im, None, fx=1.6, fy=1.6, interpolation=cv2.INTER_LINEAR),  # camera lower
     "turned": lambda im: np.ascontiguousarray(np.rot90(im)),
+    "flicker": _flicker,
 }
 
 

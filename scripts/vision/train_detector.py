@@ -162,6 +162,17 @@ def augment(img, boxes, rng):
     return np.clip(f, 0, 255).astype(np.uint8), centres, sizes
 
 
+def flicker_bands(f: np.ndarray, rng: random.Random) -> np.ndarray:
+    """Lamps flickering with the mains, as a rolling shutter shows them: bands of light and
+    shade (+-5-30%) across the picture's rows; the crop may be turned, so at any angle."""
+    side = f.shape[0]
+    yy, xx = np.mgrid[0:side, 0:side].astype(np.float32) / side
+    a = rng.uniform(0, math.pi)
+    t = xx * math.cos(a) + yy * math.sin(a)
+    gain = 1 + rng.uniform(0.05, 0.3) * np.sin(2 * math.pi * (rng.uniform(0.5, 3.0) * t + rng.random()))
+    return f * gain[:, :, None]
+
+
 def scene_pool(n: int, seed: int = 9):
     """n procedural scenes (synth_scenes.py), drawn once: drawing is slow, augmenting is not."""
     rng = random.Random(seed)
@@ -226,10 +237,12 @@ def main():
     ap.add_argument("--synth", type=int, default=0, help="procedural scenes drawn before training")
     ap.add_argument("--synth-share", type=float, default=0.35, help="share of each batch taken from them")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--bands", type=float, default=0.0, help="share of crops shown under mains-flicker bands")
     ap.add_argument("--arch", default="standard", choices=sorted(ARCHS), help="the net (standard: the shipped one)")
     args = ap.parse_args()
     torch.manual_seed(7)
     rng = random.Random(7)
+    bands_rng = random.Random(11)
     torch.set_num_threads(args.threads)
     train = load_items(held_out=False)
     print(f"{len(train)} training images", flush=True)
@@ -252,6 +265,8 @@ def main():
                 else:
                     img, boxes = train[rng.randrange(len(train))]
                     a, c, s = augment(img, boxes, rng)
+                if bands_rng.random() < args.bands:  # its own random stream: the rest is drawn as without
+                    a = np.clip(flicker_bands(a.astype(np.float32), bands_rng), 0, 255).astype(np.uint8)
                 h, sz, m = targets(c, s)
                 xs.append(normalise(a)); hs.append(h); ss.append(sz); ms.append(m)
             x = torch.from_numpy(np.stack(xs))
