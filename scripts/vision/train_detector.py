@@ -106,6 +106,39 @@ class SlimCentreNet(CentreNet):
 ARCHS = {"standard": CentreNet, "slim": SlimCentreNet}
 
 
+class FoldedCentreNet(nn.Module):
+    """CentreNet as it is exported (each batch norm folded into its convolution): to go on
+    training a shipped model (--from-onnx)."""
+
+    def __init__(self):
+        super().__init__()
+
+        def c(cin, cout, stride=1, dil=1):
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, padding=dil, dilation=dil), nn.ReLU(inplace=True))
+
+        self.s1 = c(3, 16, 2)
+        self.s2 = nn.Sequential(c(16, 24, 2), c(24, 24))
+        self.s3 = nn.Sequential(c(24, 32, 2), c(32, 32), c(32, 32, dil=2), c(32, 32, dil=4))
+        self.fuse = c(24 + 32, 32)
+        self.head = nn.Conv2d(32, 2, 1)
+
+    forward = CentreNet.forward
+
+    def load_onnx(self, path: str) -> None:
+        import onnx
+        from onnx import numpy_helper
+
+        weights = {i.name: numpy_helper.to_array(i) for i in onnx.load(path).graph.initializer}
+        head = [weights.pop("head.weight"), weights.pop("head.bias")]
+        convs = [m for m in self.modules() if isinstance(m, nn.Conv2d) and m is not self.head]
+        values = list(weights.values())  # in the net's order: weight, bias of each convolution
+        assert len(values) == 2 * len(convs), "not a CentreNet export"
+        with torch.no_grad():
+            for k, m in enumerate(convs):
+                m.weight.copy_(torch.from_numpy(values[2 * k])); m.bias.copy_(torch.from_numpy(values[2 * k + 1]))
+            self.head.weight.copy_(torch.from_numpy(head[0])); self.head.bias.copy_(torch.from_numpy(head[1]))
+
+
 def normalise(img: np.ndarray) -> np.ndarray:
     """Per-image channel standardisation: the run-time reader does exactly the same."""
     x = img.astype(np.float32)
@@ -239,6 +272,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--bands", type=float, default=0.0, help="share of crops shown under mains-flicker bands")
     ap.add_argument("--arch", default="standard", choices=sorted(ARCHS), help="the net (standard: the shipped one)")
+    ap.add_argument("--from-onnx", help="go on training this exported CentreNet instead of starting afresh")
+    ap.add_argument("--lr", type=float, default=3e-3, help="the learning rate's peak (one cycle)")
     args = ap.parse_args()
     torch.manual_seed(7)
     rng = random.Random(7)
@@ -250,9 +285,12 @@ def main():
     pool = scene_pool(args.synth)
     print(f"{len(pool)} procedural scenes in {time.time() - t0:.0f}s", flush=True)
     net = ARCHS[args.arch]()
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    if args.from_onnx:
+        net = FoldedCentreNet()
+        net.load_onnx(args.from_onnx)
+    opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
     steps = args.epochs * (args.per_epoch // 16)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps)
     t0 = time.time()
     for epoch in range(args.epochs):
         net.train()
