@@ -428,6 +428,25 @@ def test_a_correction_being_typed_stays_open_while_the_table_plays_on(browser, s
     assert amend == {"kind": "amend", "target": 0, "event": {"kind": "declaration", "seat": 0, "count": 3, "face": "red"}}
 
 
+def test_a_redraw_keeps_what_was_selected_in_a_correction(browser, served):
+    # Selected to be typed over, a field's text stays selected through a redraw: before,
+    # only the focus came back and the next key went in beside the old text ("2" -> "23").
+    server, table, app = served
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
+    table.submit(Declaration(0, 2, "red"))
+    host = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(host, server.url)
+    host.click("#events button:has-text('fix')")
+    field = "#events tr.editor input[name=count]"
+    host.focus(field)
+    host.evaluate(f"document.querySelector('{field}').select()")
+    rows = host.locator("#events tr:not(.editor)").count()
+    table.submit(ChipCall(1, "green"))
+    host.wait_for_function(f"document.querySelectorAll('#events tr:not(.editor)').length > {rows}")
+    host.keyboard.type("4")
+    assert host.input_value(field) == "4"
+
+
 def test_a_mistyped_declaration_is_corrected_from_the_record(browser, served):
     server, table, app = served
     table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})

@@ -289,6 +289,10 @@
       values: Array.from(open.querySelectorAll("input")).map((i) => [i.name, i.value]),
       focus: document.activeElement && open.contains(document.activeElement) ? document.activeElement.name : null,
     };
+    if (typing && typing.focus) {  // where the caret was, or what was selected to be typed over
+      const a = document.activeElement;
+      typing.selection = [a.selectionStart, a.selectionEnd, a.selectionDirection];
+    }
     const rows = new Map();  // event index -> [event, row], for the rows that can be corrected
     $("events").replaceChildren(...view.events.slice().reverse().map((e) => {
       const correction = ["undo", "amend", "end_game"].includes(e.kind);
@@ -312,7 +316,11 @@
       const [e, row] = rows.get(typing.target);
       const form = editRow(e, row);
       typing.values.forEach(([name, value]) => { if (form.elements[name]) form.elements[name].value = value; });
-      if (typing.focus && form.elements[typing.focus]) form.elements[typing.focus].focus();
+      const focused = typing.focus && form.elements[typing.focus];
+      if (focused) {
+        focused.focus();
+        if (typing.selection && typing.selection[0] !== null) focused.setSelectionRange(...typing.selection);
+      }
     }
   }
 
