@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/vision.py [--sets byler,matteop,rendered] [--split all|heldout|train]
                                           [--kinds pip,chance,spike-A] [--details FILE.jsonl] [--speed N]
-                                          [--shift warm,cool,dark,blur,noisy,small,big,turned,flicker]
+                                          [--shift warm,cool,dark,blur,noisy,grainy,small,big,turned,flicker]
+                                          [--still-frames N]
 
 Per set (rendered split by kind): images read exactly right and unflagged, silent errors
 (unflagged but wrong), flagged, and die-level recall/precision by centre matching. An
@@ -19,6 +20,10 @@ as they show (each checked by eye); --raw-labels scores against the manifests as
 colour cast, under-exposure, blur, noise with strong JPEG, a smaller or larger view, a
 quarter turn) and reports each as its own row: the sets were taken with few cameras, and
 the reader will meet others, so this is where silent errors show first.
+
+--still-frames N reads the grainy and flicker rows as the companion reads a settled scene
+at the table: N frames of it, each with its own noise or bands, averaged by ReadyToRead's
+still_picture (the other shifts are the same in every frame, so averaging changes nothing).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import os
 import statistics
 import sys
 import time
+import zlib
 from collections import Counter, defaultdict
 from pathlib import Path
 
@@ -39,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts" / "vision"))
 from dataset import SETS, fixed, is_held_out  # noqa: E402  (the split the models were trained by)
-from hardware.vision import SpikeProfile, read_dice, teach_spike  # noqa: E402
+from hardware.vision import ReadyToRead, SpikeProfile, read_dice, teach_spike  # noqa: E402
 
 MODE = {"pip": "pips", "chance": "chance", "spike-A": "spike"}
 # The issue's bar: images right (read exactly, not flagged) >= 98%, silent errors <= 1%,
@@ -88,11 +94,16 @@ def _noisy(im):
     return cv2.imdecode(cv2.imencode(".jpg", rough, [cv2.IMWRITE_JPEG_QUALITY, 40])[1], cv2.IMREAD_COLOR)
 
 
-def _flicker(im):
+def _grainy(im, seed=0):
+    """A small sensor in a dim room, as the camera gives it (no compression): noise sigma 8."""
+    return np.clip(im + np.random.default_rng(seed).normal(0, 8, im.shape), 0, 255).astype(np.uint8)
+
+
+def _flicker(im, phase=None):
     """Lamps flickering with the mains through a rolling shutter: bands of +-15% across the
-    rows, three to a picture (where they fall depends on the picture's size)."""
+    rows, three to a picture (where they fall depends on the picture's size, or `phase`)."""
     rows = np.arange(im.shape[0], dtype=np.float32)[:, None, None] / im.shape[0]
-    phase = (im.shape[0] * 7 + im.shape[1] * 3) % 100 / 100
+    phase = (im.shape[0] * 7 + im.shape[1] * 3) % 100 / 100 if phase is None else phase
     return np.clip(im * (1 + 0.15 * np.sin(2 * np.pi * (3 * rows + phase))), 0, 255).astype(np.uint8)
 
 
@@ -102,6 +113,7 @@ SHIFTS = {
     "dark": lambda im: np.clip(255 * (im / 255.0) ** 1.6 * 0.8, 0, 255).astype(np.uint8),
     "blur": lambda im: cv2.GaussianBlur(im, (0, 0), 1.5),  # focus or a slow shutter
     "noisy": _noisy,  # a small sensor in poor light, strong compression
+    "grainy": _grainy,  # the same sensor noise alone
     "small": lambda im: cv2.resize(im, None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA),  # camera higher
     "big": lambda im: cv2.resize(im, None, fx=1.6, fy=1.6, interpolation=cv2.INTER_LINEAR),  # camera lower
     "turned": lambda im: np.ascontiguousarray(np.rot90(im)),
@@ -135,6 +147,28 @@ def teach_profile(entries, root) -> SpikeProfile:
             face = int(e["dice"][0])
             profile, _ = teach_spike(profile, face, [cv2.imread(str(root / e["image"]))])
     return profile
+
+
+# The shifts that differ from one frame of a still scene to the next, as drawn for frame k
+# >= 1 of --still-frames (frame 0 is the shift as above): new noise, or the bands elsewhere
+# (frames a loop takes at about 10 a second, from a sensor at 30, under lamps at 100 or 120 Hz:
+# where the bands fall is taken as random).
+AGAIN = {
+    "grainy": lambda im, rng: _grainy(im, int(rng.integers(1 << 31))),
+    "flicker": lambda im, rng: _flicker(im, float(rng.random())),
+}
+
+
+def still_frames(picture, frame, shift, n, image_name):
+    """What the companion reads of a settled scene seen `n` times: ReadyToRead's still
+    picture, fed frame 0 (`picture`) and n - 1 more frames of `frame` drawn by AGAIN[shift]."""
+    if n == 1 or shift not in AGAIN:
+        return picture
+    rng = np.random.default_rng(zlib.crc32(image_name.encode()))
+    watcher = ReadyToRead(still_seconds=0.0, still_frames=n)
+    for k in range(n):
+        watcher.feed(picture if k == 0 else AGAIN[shift](frame, rng), k / 10)
+    return watcher.still_picture()
 
 
 def shifted(frame, boxes, shift):
@@ -182,7 +216,12 @@ def main() -> int:
     ap.add_argument("--raw-labels", action="store_true",
                     help="score against the manifests as published, without scripts/vision/label_fixes.json")
     ap.add_argument("--shift", default="", help=f"also read each image shifted: {','.join(SHIFTS)}")
+    ap.add_argument("--still-frames", type=int, default=1,
+                    help=f"read the {'/'.join(AGAIN)} rows as the companion reads a settled scene: this many "
+                         "frames, each with its own noise or bands, averaged by ReadyToRead (1: one frame)")
     args = ap.parse_args()
+    if args.still_frames < 1:
+        ap.error("--still-frames must be 1 or more")
     shifts = [s for s in args.shift.split(",") if s]
     for s in shifts:
         if s not in SHIFTS:
@@ -211,10 +250,13 @@ def main() -> int:
             options = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
             for shift in [""] + shifts:
                 picture, boxes = shifted(frame, e["boxes"], shift)
+                picture = still_frames(picture, frame, shift, args.still_frames, e["image"])
+                label = f" {shift}" + (f" x{args.still_frames}" if args.still_frames > 1 and shift in AGAIN else "")
                 reading = read_dice(picture, MODE[kind], profile=profile, **options)
-                row = score(groups[f"{set_name}/{kind}" + (f" {shift}" if shift else "")], reading, boxes)
+                row = score(groups[f"{set_name}/{kind}" + (label if shift else "")], reading, boxes)
                 if details:
                     details.write(json.dumps({"image": str(root / e["image"]), "kind": kind, "shift": shift or None,
+                                              "frames": args.still_frames if shift in AGAIN else 1,
                                               **row, "held_out": is_held_out(e["image"])}) + "\n")
             if timed[kind] < args.speed:
                 timed[kind] += 1

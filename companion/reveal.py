@@ -372,13 +372,14 @@ class RevealDesk:
         signal = self._feed(frame)
         self._note_occlusion(signal, request)
         if asked or (signal == "ready" and request is not None) or (request is not None and self._fresh_scene is not None):
-            scene = frame if asked or signal == "ready" else self._fresh_scene
+            # A press reads the frame taken after it; a settled scene, its still frames averaged.
+            scene = frame if asked else self._settled(frame) if signal == "ready" else self._fresh_scene
             self._fresh_scene = None
             result = self._read_and_offer(scene, request, asked=bool(asked), readings=readings)
             for ask in asked:
                 ask.answer(result)
         elif signal == "ready":
-            self._fresh_scene = frame  # dice came to rest before the game asked for them
+            self._fresh_scene = self._settled(frame)  # dice came to rest before the game asked for them
         elif signal == "moving":
             self._fresh_scene = None
         return self._frame_interval if request is not None else self._idle_interval
@@ -405,6 +406,13 @@ class RevealDesk:
             self._watch_problem = None
             self.table.set_device_status("camera", "ok", "")
         return getattr(state, "value", state)
+
+    def _settled(self, frame: np.ndarray) -> np.ndarray:
+        """The scene the watcher found settled: its still frames averaged (ReadyToRead's
+        still_picture), or this frame from a watcher that keeps none."""
+        picture = getattr(self._ready, "still_picture", None)
+        scene = picture() if picture is not None else None
+        return frame if scene is None else scene
 
     def _note_occlusion(self, signal: str | None, request) -> None:
         """Tell the table when something big has stayed over it while dice are awaited.
@@ -603,7 +611,8 @@ class VisionReader:
             if vision_config is None:
                 return vision.ReadyToRead()
             return vision.ReadyToRead(vision_config.still_seconds, vision_config.motion_threshold,
-                                      vision_config.occluder_fraction, empty_table=empty, roi=vision_config.roi)
+                                      vision_config.occluder_fraction, empty_table=empty, roi=vision_config.roi,
+                                      still_frames=vision_config.still_frames)
 
         return make
 

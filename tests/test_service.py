@@ -625,3 +625,39 @@ def test_dice_typed_in_while_the_camera_reads_them_are_not_followed_by_the_camer
     assert typed.is_set() and answer == "the dice were entered while the camera read them: nothing more was applied"
     assert [e.values for e in rig.table.session.record.events] == [(6, 6)]  # Ben's throw is still to come
     assert rig.table.expected_dice().seat == 1 and rig.table.host_view()["held_reading"] is None
+
+
+def test_a_settled_scene_is_read_from_its_still_frames_averaged_and_a_press_from_one_frame():
+    from companion.reveal import RevealDesk
+    from hardware.vision import ReadyToRead
+
+    rng = np.random.default_rng(3)
+    given = []
+
+    def read():  # a camera in a dim room: noise on every frame
+        given.append(np.clip(_tray((320, 200)) + rng.normal(0, 6, (480, 640, 3)), 0, 255).astype(np.uint8))
+        return given[-1]
+
+    seen = []
+
+    class Reader:
+        def read(self, frame, kind):
+            seen.append((frame, len(given)))
+            return Sight((4,), ((320, 200, 360, 240),), (0.99,))
+
+    camera = SimpleNamespace(read=read, close=lambda: None)
+    clock = [0.0]
+    table = _AlwaysWaiting()
+    desk = RevealDesk(table, lambda: camera, Reader, ready=lambda: ReadyToRead(still_seconds=0.5, still_frames=4),
+                      clock=lambda: clock[0])
+    desk._load_reader()
+    for _ in range(10):
+        clock[0] += 0.1
+        desk._step()
+    assert table.offers == [(4,)] and len(seen) == 1
+    frame, taken = seen[0]
+    assert np.array_equal(frame, (np.sum(given[taken - 4:taken], axis=0, dtype=np.uint16) + 2) // 4)
+    desk.request_reveal()
+    clock[0] += 0.1
+    desk._step()
+    assert len(seen) == 2 and seen[1][0] is given[-1]  # a press: the frame taken after it, alone

@@ -30,10 +30,28 @@ def test_section_values_are_parsed():
     ({"roi": [0, 0, float("inf"), 9]}, "roi"),  # TOML has inf: it once escaped as an OverflowError
     ({"roi": [0, 0, True, 9]}, "roi"),
     ({"min_confidence": "high"}, "min_confidence"),
+    ({"still_frames": 0}, "still_frames"),
+    ({"still_frames": 17}, "still_frames"),
+    ({"still_frames": 2.5}, "still_frames"),
+    ({"still_frames": True}, "still_frames"),
+    ({"still_frames": "4"}, "still_frames"),
 ])
 def test_bad_settings_are_refused_naming_the_setting(section, word):
     with pytest.raises(VisionConfigError, match=word):
         VisionConfig.from_mapping(section)
+
+
+def test_still_frames_defaults_to_four_and_is_passed_to_the_watcher():
+    from companion.reveal import VisionReader
+
+    assert VisionConfig.from_mapping({}).still_frames == 4
+    config = VisionConfig.from_mapping({"still_frames": 1})
+    watcher = VisionReader.ready_factory(config)()
+    frame = np.full((120, 160, 3), 90, np.uint8)
+    second = frame.copy()
+    watcher.feed(frame, 0.0)
+    watcher.feed(second, 0.1)
+    assert watcher.still_picture() is second  # one frame kept: the newest, as it came (four: their mean)
 
 
 def test_calibrate_writes_roi_and_keeps_other_sections(tmp_path):

@@ -158,3 +158,60 @@ def test_a_yellow_die_rolling_on_the_grey_tray_is_movement_flicker_or_not(table,
     assert [s for _, s in states[1:len(rolling)]] == [ReadyState.MOVING] * (len(rolling) - 1)
     ready = [t for t, s in states if s is ReadyState.READY]
     assert len(ready) == 1 and ready[0] >= len(rolling) / FPS + 0.5
+
+
+def test_a_settled_scene_is_read_from_its_still_frames_averaged(table):
+    # A dim room's sensor noise: the mean of the four newest still frames, rounded, and
+    # nearer the scene than any one frame.
+    rng = np.random.default_rng(5)
+    frames = [np.clip(table + rng.normal(0, 8, table.shape), 0, 255).astype(np.uint8) for _ in range(14)]
+    machine = ReadyToRead(still_seconds=0.5, still_frames=4)
+    states = [state for _, state in play(machine, frames)]
+    assert ReadyState.READY in states and ReadyState.MOVING not in states
+    picture = machine.still_picture()
+    expected = (np.sum(frames[-4:], axis=0, dtype=np.uint16) + 2) // 4
+    assert picture.dtype == np.uint8 and np.array_equal(picture, expected)
+
+    def error(f):
+        return float(np.abs(f.astype(np.float32) - table).mean())
+
+    assert error(picture) < 0.6 * error(frames[-1])
+
+
+def test_a_frame_that_has_changed_since_is_not_averaged_in(table):
+    # A die creeping 4 px a frame: each step too small to be motion, two steps not. Of the
+    # four newest frames only the last two are averaged (no die is doubled across 12 px).
+    def creeping(x):
+        f = table.copy()
+        cv2.rectangle(f, (x, 300), (x + 60, 360), (20, 20, 20), -1)
+        return f
+
+    frames = [creeping(100 + 4 * k) for k in range(14)]
+    machine = ReadyToRead(still_seconds=0.5, still_frames=4)
+    assert ReadyState.MOVING not in [state for _, state in play(machine, frames)]
+    expected = (frames[-2].astype(np.uint16) + frames[-1] + 1) // 2
+    assert np.array_equal(machine.still_picture(), expected)
+
+
+def test_movement_starts_the_still_frames_afresh(table):
+    machine = ReadyToRead(still_seconds=0.5, still_frames=4)
+    play(machine, [table] * 6)
+    assert np.array_equal(machine.still_picture(), table)
+    moved = blurred(table, 12)
+    assert machine.feed(moved, 1.0) is ReadyState.MOVING
+    assert machine.still_picture() is None  # the frame that moved is not a still one
+    machine.feed(moved, 1.05)
+    assert np.array_equal(machine.still_picture(), moved)
+
+
+def test_one_still_frame_reads_the_newest_as_it_came(table):
+    frames = [noisy(table, seed) for seed in range(8)]
+    machine = ReadyToRead(still_seconds=0.5, still_frames=1)
+    play(machine, frames)
+    assert machine.still_picture() is frames[-1]
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True, "4"])
+def test_still_frames_must_be_a_whole_number_of_frames(bad):
+    with pytest.raises(ValueError, match="still_frames"):
+        ReadyToRead(still_frames=bad)

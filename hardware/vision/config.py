@@ -7,6 +7,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 DICE_KINDS = ("pips", "chance", "spike")
+MAX_STILL_FRAMES = 16  # more is memory (4 MB a 1280x960 frame) and time for little more quiet
 
 
 class VisionConfigError(ValueError):
@@ -25,6 +26,7 @@ class VisionConfig:
     still_seconds: float = 0.5  # how long the scene must rest before READY
     motion_threshold: float = 0.004  # share of pixels changing that counts as movement
     occluder_fraction: float = 0.12  # share of the table covered by one big object (cup/hand)
+    still_frames: int = 4  # a settled scene is read from the mean of this many still frames
 
     @classmethod
     def from_mapping(cls, section: Mapping[str, Any] | None) -> "VisionConfig":
@@ -52,6 +54,12 @@ class VisionConfig:
                 if number < 0 or (key != "still_seconds" and number > 1):
                     raise VisionConfigError(f"[vision] {key} is out of range: {number}")
                 values[key] = number
+        if "still_frames" in section:
+            frames = section["still_frames"]
+            if isinstance(frames, bool) or not isinstance(frames, int) or not 1 <= frames <= MAX_STILL_FRAMES:
+                raise VisionConfigError(f"[vision] still_frames must be a whole number from 1 to {MAX_STILL_FRAMES}, "
+                                        f"not {frames!r}")
+            values["still_frames"] = frames
         return cls(**values)
 
     def to_mapping(self) -> dict[str, Any]:

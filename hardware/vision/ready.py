@@ -15,11 +15,17 @@ never stops moving. Before two pictures are compared, each row of one is brought
 other's brightness (the median ratio along the row; rows are the sensor's, read at one
 instant), which takes out such bands and any change of the light as a whole, and leaves
 a die that moved, a hand or a cup: they change only part of a row.
+
+The scene READY fires on is best read from the frames it stood still in, averaged
+(`still_picture`): the sensor's noise in a dim room falls with the square root of their
+number, and flicker bands that moved between them even out. A frame whose view differs
+from the newest one's (a die that crept) is left out, so nothing that moved is averaged.
 """
 
 from __future__ import annotations
 
 import enum
+from collections import deque
 
 import cv2
 import numpy as np
@@ -114,8 +120,11 @@ class ReadyToRead:
 
     def __init__(self, still_seconds: float = 0.5, motion_threshold: float = 0.004,
                  occluder_fraction: float = 0.12, empty_table: np.ndarray | EmptyTable | None = None,
-                 roi: tuple[int, int, int, int] | None = None):
-        """`empty_table`: the empty-table photo, or an EmptyTable already made of it (for the same `roi`)."""
+                 roi: tuple[int, int, int, int] | None = None, still_frames: int = 4):
+        """`empty_table`: the empty-table photo, or an EmptyTable already made of it (for the same `roi`).
+        `still_frames`: how many of the newest still frames `still_picture` averages (1: the newest alone)."""
+        if isinstance(still_frames, bool) or not isinstance(still_frames, int) or still_frames < 1:
+            raise ValueError(f"still_frames must be a whole number of frames, 1 or more, not {still_frames!r}")
         if isinstance(empty_table, EmptyTable):
             if empty_table.roi != roi:
                 raise ValueError(f"the empty-table reference was made for the table region {empty_table.roi}, not {roi}")
@@ -130,6 +139,7 @@ class ReadyToRead:
         self._still_since: float | None = None
         self._read_scene: np.ndarray | None = None  # the scene READY last fired on
         self._still_and_read = False  # this still spell was found to be the scene read: not compared again
+        self._still: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=still_frames)  # (frame, its view)
         self.state = ReadyState.WAITING
 
     @classmethod
@@ -138,7 +148,27 @@ class ReadyToRead:
         raises UnreadableFrame (a watcher that silently could not tell a cup would mislead)."""
         reference = EmptyTable.load(config.empty_table, config.roi) if config.empty_table else None
         return cls(still_seconds=config.still_seconds, motion_threshold=config.motion_threshold,
-                   occluder_fraction=config.occluder_fraction, empty_table=reference, roi=config.roi)
+                   occluder_fraction=config.occluder_fraction, empty_table=reference, roi=config.roi,
+                   still_frames=config.still_frames)
+
+    def still_picture(self) -> np.ndarray | None:
+        """The scene of this still spell: the mean of its newest `still_frames` frames (those
+        whose view has not changed from the newest one's), or None while things move.
+
+        Read this, not the frame READY came with: noise and moving flicker bands average out.
+        Frames are kept as they came (the camera gives a new array each time), so a caller
+        must not change a frame it has fed in place."""
+        if not self._still:
+            return None
+        newest, view = self._still[-1]
+        same = [f for f, v in self._still if f.shape == newest.shape and self._changed(view, v) <= self.motion_threshold]
+        if len(same) == 1:
+            return newest
+        total = np.zeros(newest.shape, np.uint16)  # 16 bits hold up to 257 frames of 255
+        for f in same:
+            np.add(total, f, out=total, casting="unsafe")
+        total += len(same) // 2  # rounded, not floored
+        return (total // len(same)).astype(np.uint8)
 
     def mark_read(self, frame_bgr: np.ndarray) -> None:
         """This scene has been read another way (a reveal pressed before the dice settled, or
@@ -169,8 +199,12 @@ class ReadyToRead:
         if previous is None or self._changed(small, previous) > self.motion_threshold:
             self._still_since = None if previous is not None else t_seconds
             self._still_and_read = False
+            self._still.clear()
+            if previous is None:
+                self._still.append((frame_bgr, small))
             self.state = ReadyState.MOVING if previous is not None else ReadyState.WAITING
             return self.state
+        self._still.append((frame_bgr, small))
         if self._still_since is None:
             self._still_since = t_seconds
         if self._occluded(frame_bgr):
