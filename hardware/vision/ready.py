@@ -164,11 +164,12 @@ class ReadyToRead:
         same = [f for f, v in self._still if f.shape == newest.shape and self._changed(view, v) <= self.motion_threshold]
         if len(same) == 1:
             return newest
-        total = np.zeros(newest.shape, np.uint16)  # 16 bits hold up to 257 frames of 255
-        for f in same:
-            np.add(total, f, out=total, casting="unsafe")
+        total = same[0].astype(np.uint16)  # 16 bits hold up to 257 frames of 255
+        for f in same[1:]:
+            total += f
         total += len(same) // 2  # rounded, not floored
-        return (total // len(same)).astype(np.uint8)
+        total //= len(same)
+        return total.astype(np.uint8)
 
     def mark_read(self, frame_bgr: np.ndarray) -> None:
         """This scene has been read another way (a reveal pressed before the dice settled, or
