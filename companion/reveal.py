@@ -372,8 +372,12 @@ class RevealDesk:
         signal = self._feed(frame)
         self._note_occlusion(signal, request)
         if asked or (signal == "ready" and request is not None) or (request is not None and self._fresh_scene is not None):
-            # A press reads the frame taken after it; a settled scene, its still frames averaged.
-            scene = frame if asked else self._settled(frame) if signal == "ready" else self._fresh_scene
+            # A settled scene is read from its still frames averaged; so is a press, when the
+            # frame taken after it is one of them (the watcher saw it still).
+            if asked:
+                scene = self._settled(frame) if signal in ("waiting", "ready", "occluded") else frame
+            else:
+                scene = self._settled(frame) if signal == "ready" else self._fresh_scene
             self._fresh_scene = None
             result = self._read_and_offer(scene, request, asked=bool(asked), readings=readings)
             for ask in asked:
@@ -408,8 +412,8 @@ class RevealDesk:
         return getattr(state, "value", state)
 
     def _settled(self, frame: np.ndarray) -> np.ndarray:
-        """The scene the watcher found settled: its still frames averaged (ReadyToRead's
-        still_picture), or this frame from a watcher that keeps none."""
+        """The scene the watcher found still, `frame` the newest of it: its still frames
+        averaged (ReadyToRead's still_picture), or `frame` from a watcher that keeps none."""
         picture = getattr(self._ready, "still_picture", None)
         scene = picture() if picture is not None else None
         return frame if scene is None else scene

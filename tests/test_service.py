@@ -627,7 +627,7 @@ def test_dice_typed_in_while_the_camera_reads_them_are_not_followed_by_the_camer
     assert rig.table.expected_dice().seat == 1 and rig.table.host_view()["held_reading"] is None
 
 
-def test_a_settled_scene_is_read_from_its_still_frames_averaged_and_a_press_from_one_frame():
+def test_a_settled_scene_is_read_from_its_still_frames_averaged_and_so_is_a_press_while_still():
     from companion.reveal import RevealDesk
     from hardware.vision import ReadyToRead
 
@@ -660,4 +660,10 @@ def test_a_settled_scene_is_read_from_its_still_frames_averaged_and_a_press_from
     desk.request_reveal()
     clock[0] += 0.1
     desk._step()
-    assert len(seen) == 2 and seen[1][0] is given[-1]  # a press: the frame taken after it, alone
+    frame, taken = seen[1]  # the frame taken after the press is the newest of the four
+    assert taken == len(given) and np.array_equal(frame, (np.sum(given[-4:], axis=0, dtype=np.uint16) + 2) // 4)
+    camera.read = lambda: given.append(_tray((100, 100))) or given[-1]  # the dice swept aside
+    desk.request_reveal()
+    clock[0] += 0.1
+    desk._step()
+    assert len(seen) == 3 and seen[2][0] is given[-1]  # pressed while things move: that frame alone
