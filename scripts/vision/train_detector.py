@@ -32,6 +32,14 @@ rendered pips 82.5 -> 72.5%, byler 86.0 -> 85.5% (silent 1.0 -> 0%). The rule se
 it was read: right at least 5234, silent at most 26, held out right at least 960 and
 silent at most 7.
 
+Tried 2026-11-25 (twelfth session) and not kept: the shipped model trained on for 40 epochs
+(--from-onnx hardware/vision/models/dice_centres.onnx --epochs 40 --lr 3e-4, 11 minutes on
+one thread) with --bands 0.3, and without bands as the control. benchmarks/vision.py, plain
+row and eight shifts, every image, right / silent of 6030: shipped 5244 / 26, bands 5221 /
+36, control 5234 / 28; held out of 1125: 965 / 7, 951 / 13, 957 / 4. Under +-15% flicker
+bands the bands model read byler 86.5% right (shipped 65.0%, silent 9.0 -> 0.5%) and
+matteop 96.5% (87.7%, 3.2 -> 0.3%). Same rule as for --arch slim below, set before reading.
+
 Output at stride 4: channel 0 = die-centre heatmap (logit), channel 1 = log(die size in
 input pixels). The run-time reader (hardware/vision/detect.py) resizes a frame so its long
 side is WORK_SIDE, feeds it normalised per image, and decodes peaks.
