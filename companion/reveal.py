@@ -248,8 +248,8 @@ class RevealDesk:
         return latest[0]
 
     def on_camera_thread(self, job: CameraJob, timeout: float = 8.0) -> Any:
-        """Run `job(frame, reader)` on the camera thread, with a frame taken after this call,
-        between reads: it uses the reader the table uses, set up as the table's, and never
+        """Run `job(frame, reader)` on the camera thread, with a frame taken after this call
+        (averaged with the still frames before it when nothing moved), between reads: it uses the reader the table uses, set up as the table's, and never
         races a reveal. Returns what the job returns; raises what it raises, or
         CameraJobFailed when it cannot run (no answer within `timeout`, shutting down)."""
         if self._stop.is_set():
@@ -368,22 +368,23 @@ class RevealDesk:
             self._run_jobs(jobs, None)
             return 0.2
         self._latest = (frame, self._clock())
-        self._run_jobs(jobs, frame)
         signal = self._feed(frame)
+        # A settled scene is read from its still frames averaged; so is a press, or a job of
+        # the camera page (a trial read, the empty-table photo), when the frame taken after
+        # it is one of them (the watcher saw it still).
+        # (Averaged only when something will look: it costs a few ms, once a read.)
+        still = self._settled(frame) if (jobs or asked or signal == "ready") and signal in (
+            "waiting", "ready", "occluded") else frame
+        self._run_jobs(jobs, still)
         self._note_occlusion(signal, request)
         if asked or (signal == "ready" and request is not None) or (request is not None and self._fresh_scene is not None):
-            # A settled scene is read from its still frames averaged; so is a press, when the
-            # frame taken after it is one of them (the watcher saw it still).
-            if asked:
-                scene = self._settled(frame) if signal in ("waiting", "ready", "occluded") else frame
-            else:
-                scene = self._settled(frame) if signal == "ready" else self._fresh_scene
+            scene = still if asked or signal == "ready" else self._fresh_scene
             self._fresh_scene = None
             result = self._read_and_offer(scene, request, asked=bool(asked), readings=readings)
             for ask in asked:
                 ask.answer(result)
         elif signal == "ready":
-            self._fresh_scene = self._settled(frame)  # dice came to rest before the game asked for them
+            self._fresh_scene = still  # dice came to rest before the game asked for them
         elif signal == "moving":
             self._fresh_scene = None
         return self._frame_interval if request is not None else self._idle_interval

@@ -667,3 +667,43 @@ def test_a_settled_scene_is_read_from_its_still_frames_averaged_and_so_is_a_pres
     clock[0] += 0.1
     desk._step()
     assert len(seen) == 3 and seen[2][0] is given[-1]  # pressed while things move: that frame alone
+
+
+def test_a_camera_page_job_while_the_table_is_still_gets_the_still_frames_averaged():
+    # A trial read or the empty-table photo sees what a reveal would read.
+    from companion.reveal import RevealDesk
+    from hardware.vision import ReadyToRead
+
+    rng = np.random.default_rng(4)
+    given = []
+
+    def read():
+        given.append(np.clip(_tray((320, 200)) + rng.normal(0, 6, (480, 640, 3)), 0, 255).astype(np.uint8))
+        return given[-1]
+
+    camera = SimpleNamespace(read=read, close=lambda: None)
+    clock = [0.0]
+    reader = lambda: SimpleNamespace(read=lambda frame, kind: Sight((4,), ((320, 200, 360, 240),), (0.99,)))  # noqa: E731
+    desk = RevealDesk(_AlwaysWaiting(), lambda: camera, reader, ready=lambda: ReadyToRead(still_seconds=0.5),
+                      clock=lambda: clock[0])
+    desk._load_reader()
+
+    def job_sees():
+        answers = []
+        asker = threading.Thread(target=lambda: answers.append(
+            desk.on_camera_thread(lambda frame, _: (frame, len(given)), timeout=5)))
+        asker.start()
+        eventually(lambda: desk._jobs, message="the job was not queued")
+        clock[0] += 0.1
+        desk._step()
+        asker.join(5)
+        return answers[0]
+
+    for _ in range(10):
+        clock[0] += 0.1
+        desk._step()
+    frame, taken = job_sees()
+    assert np.array_equal(frame, (np.sum(given[taken - 4:taken], axis=0, dtype=np.uint16) + 2) // 4)
+    camera.read = lambda: given.append(_tray((100, 100))) or given[-1]  # a hand sweeps the dice aside
+    frame, taken = job_sees()
+    assert frame is given[taken - 1]  # things moved: that frame alone
