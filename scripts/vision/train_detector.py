@@ -39,6 +39,9 @@ row and eight shifts, every image, right / silent of 6030: shipped 5244 / 26, ba
 36, control 5234 / 28; held out of 1125: 965 / 7, 951 / 13, 957 / 4. Under +-15% flicker
 bands the bands model read byler 86.5% right (shipped 65.0%, silent 9.0 -> 0.5%) and
 matteop 96.5% (87.7%, 3.2 -> 0.3%). Same rule as for --arch slim above, set before reading.
+Trained afresh with --bands 0.3 (the defaults otherwise, 79 minutes on one thread): 5210 /
+32 of 6030 and 937 / 3 of 1125 held out; flicker byler 86.5%, matteop 96.5%, but plain
+spike-A 66.7 -> 58.3% and matteop 99.0 -> 97.7%. Not kept either.
 
 Output at stride 4: channel 0 = die-centre heatmap (logit), channel 1 = log(die size in
 input pixels). The run-time reader (hardware/vision/detect.py) resizes a frame so its long
