@@ -249,9 +249,10 @@ class RevealDesk:
 
     def on_camera_thread(self, job: CameraJob, timeout: float = 8.0) -> Any:
         """Run `job(frame, reader)` on the camera thread, with a frame taken after this call
-        (averaged with the still frames before it when nothing moved), between reads: it uses the reader the table uses, set up as the table's, and never
-        races a reveal. Returns what the job returns; raises what it raises, or
-        CameraJobFailed when it cannot run (no answer within `timeout`, shutting down)."""
+        (averaged with the still frames before it when nothing moved), between reads: it
+        uses the reader the table uses, set up as the table's, and never races a reveal.
+        Returns what the job returns; raises what it raises, or CameraJobFailed when it
+        cannot run (no answer within `timeout`, shutting down)."""
         if self._stop.is_set():
             raise CameraJobFailed("the table is shutting down")
         ask = _Ask()

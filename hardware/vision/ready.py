@@ -161,7 +161,8 @@ class ReadyToRead:
         if not self._still:
             return None
         newest, view = self._still[-1]
-        same = [f for f, v in self._still if f.shape == newest.shape and self._changed(view, v) <= self.motion_threshold]
+        same = [f for f, v in self._still
+                if f.shape == newest.shape and self._changed(view, v) <= self.motion_threshold]
         if len(same) == 1:
             return newest
         total = same[0].astype(np.uint16)  # 16 bits hold up to 257 frames of 255
