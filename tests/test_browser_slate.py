@@ -406,19 +406,30 @@ def test_a_held_camera_reading_is_fixed_on_the_panel(browser, served):
     host.wait_for_selector("#held-card[hidden]", state="attached")
 
 
-def test_a_correction_being_typed_stays_open_while_the_table_plays_on(browser, served):
-    # The host panel redraws its record on every change at the table; before, that threw
-    # away a correction being typed.
+def correcting_a_declaration(browser, served):
+    """The host panel with the correction of a Tregald declaration (count 2) open."""
     server, table, app = served
     table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
     table.submit(Declaration(0, 2, "red"))
     host = browser.new_page(viewport={"width": 1280, "height": 900})
     log_in(host, server.url)
     host.click("#events button:has-text('fix')")
-    host.fill("#events tr.editor input[name=count]", "3")
+    return host, table
+
+
+def the_table_plays_on(host, table):
+    """A chip call at the table, and the host panel's record redrawn with it."""
     rows = host.locator("#events tr:not(.editor)").count()
     table.submit(ChipCall(1, "green"))
     host.wait_for_function(f"document.querySelectorAll('#events tr:not(.editor)').length > {rows}")
+
+
+def test_a_correction_being_typed_stays_open_while_the_table_plays_on(browser, served):
+    # The host panel redraws its record on every change at the table; before, that threw
+    # away a correction being typed.
+    host, table = correcting_a_declaration(browser, served)
+    host.fill("#events tr.editor input[name=count]", "3")
+    the_table_plays_on(host, table)
     assert host.locator("#events tr.editor").count() == 1
     assert host.input_value("#events tr.editor input[name=count]") == "3"
     assert host.evaluate("document.activeElement.name") == "count"
@@ -431,18 +442,11 @@ def test_a_correction_being_typed_stays_open_while_the_table_plays_on(browser, s
 def test_a_redraw_keeps_what_was_selected_in_a_correction(browser, served):
     # Selected to be typed over, a field's text stays selected through a redraw: before,
     # only the focus came back and the next key went in beside the old text ("2" -> "23").
-    server, table, app = served
-    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
-    table.submit(Declaration(0, 2, "red"))
-    host = browser.new_page(viewport={"width": 1280, "height": 900})
-    log_in(host, server.url)
-    host.click("#events button:has-text('fix')")
+    host, table = correcting_a_declaration(browser, served)
     field = "#events tr.editor input[name=count]"
     host.focus(field)
     host.evaluate(f"document.querySelector('{field}').select()")
-    rows = host.locator("#events tr:not(.editor)").count()
-    table.submit(ChipCall(1, "green"))
-    host.wait_for_function(f"document.querySelectorAll('#events tr:not(.editor)').length > {rows}")
+    the_table_plays_on(host, table)
     host.keyboard.type("4")
     assert host.input_value(field) == "4"
 

@@ -418,8 +418,45 @@ def _tray(*dice):
     return frame
 
 
+def _one_four():
+    """A reader that sees a 4 where _tray((320, 200)) puts its die."""
+    return SimpleNamespace(read=lambda frame, kind: Sight((4,), ((320, 200, 360, 240),), (0.99,)))
+
+
+def _dim_room(seed):
+    """(a camera showing _tray((320, 200)) with new sensor noise on every frame, the frames it gave)."""
+    rng = np.random.default_rng(seed)
+    given = []
+
+    def read():
+        given.append(np.clip(_tray((320, 200)) + rng.normal(0, 6, (480, 640, 3)), 0, 255).astype(np.uint8))
+        return given[-1]
+
+    return SimpleNamespace(read=read, close=lambda: None), given
+
+
+def _mean(frames):
+    """The frames averaged as ReadyToRead.still_picture does: rounded to the nearest level."""
+    return (np.sum(frames, axis=0, dtype=np.uint16) + len(frames) // 2) // len(frames)
+
+
+class _TurnedDesk:
+    """A RevealDesk on a clock turned by hand: step() is one turn of the camera loop, 0.1 s on."""
+
+    def __init__(self, table, camera, make_reader, ready, **options):
+        from companion.reveal import RevealDesk
+
+        self.now = 0.0
+        self.desk = RevealDesk(table, lambda: camera, make_reader, ready=ready, clock=lambda: self.now, **options)
+        self.desk._load_reader()
+
+    def step(self, turns=1):
+        for _ in range(turns):
+            self.now += 0.1
+            self.desk._step()
+
+
 def test_dice_already_read_are_not_read_again_as_a_new_throw():
-    from companion.reveal import RevealDesk
     from hardware.vision import ReadyToRead
 
     class Reader:  # a 4 for every bright square
@@ -430,17 +467,9 @@ def test_dice_already_read_are_not_read_again_as_a_new_throw():
 
     shown = {"frame": _tray()}
     camera = SimpleNamespace(read=lambda: shown["frame"], close=lambda: None)
-    clock = [0.0]
     table = _AlwaysWaiting()
-    desk = RevealDesk(table, lambda: camera, Reader, ready=lambda: ReadyToRead(still_seconds=0.5),
-                      clock=lambda: clock[0])
-    desk._load_reader()
-
-    def frames(n):
-        for _ in range(n):
-            clock[0] += 0.1
-            desk._step()
-
+    turned = _TurnedDesk(table, camera, Reader, lambda: ReadyToRead(still_seconds=0.5))
+    desk, frames = turned.desk, turned.step
     frames(10)
     assert table.offers == []  # the empty tray at rest is not a reading
     for y in (0, 60, 120):  # the cup comes off
@@ -473,7 +502,7 @@ def test_dice_already_read_are_not_read_again_as_a_new_throw():
 
 
 def test_measuring_the_light_again_does_not_read_the_dice_lying_there_again():
-    from companion.reveal import CameraJobFailed, RevealDesk
+    from companion.reveal import CameraJobFailed
     from hardware.vision import ReadyToRead
 
     shown = {"frame": _tray((320, 200))}
@@ -483,18 +512,9 @@ def test_measuring_the_light_again_does_not_read_the_dice_lying_there_again():
         return {"ExposureTime": 8000}
 
     camera = SimpleNamespace(read=lambda: shown["frame"], close=lambda: None, measure_light=measure_light)
-    clock = [0.0]
     table = _AlwaysWaiting()
-    reader = lambda: SimpleNamespace(read=lambda frame, kind: Sight((4,), ((320, 200, 360, 240),), (0.99,)))  # noqa: E731
-    desk = RevealDesk(table, lambda: camera, reader, ready=lambda: ReadyToRead(still_seconds=0.5),
-                      clock=lambda: clock[0])
-    desk._load_reader()
-
-    def frames(n):
-        for _ in range(n):
-            clock[0] += 0.1
-            desk._step()
-
+    turned = _TurnedDesk(table, camera, _one_four, lambda: ReadyToRead(still_seconds=0.5))
+    desk, frames = turned.desk, turned.step
     frames(10)
     assert table.offers == [(4,)] and desk.can_measure_light()
     answers = []
@@ -528,7 +548,6 @@ def test_measuring_the_light_again_does_not_read_the_dice_lying_there_again():
 def test_a_table_region_outside_the_cameras_picture_is_told_not_a_crash_loop():
     """A region set for a bigger picture (another camera, another resolution): the watcher
     cannot look, which the camera status says once, and the camera stays open."""
-    from companion.reveal import RevealDesk
     from hardware.vision import ReadyToRead
 
     statuses = []
@@ -536,12 +555,9 @@ def test_a_table_region_outside_the_cameras_picture_is_told_not_a_crash_loop():
     table.set_device_status = lambda *status: statuses.append(status)
     camera = SimpleNamespace(read=lambda: _tray((320, 200)), close=lambda: statuses.append("closed"))
     region = {"roi": (700, 500, 1200, 900)}  # the tray is 640x480
-    clock = [0.0]
-    desk = RevealDesk(table, lambda: camera, lambda: None, ready=lambda: ReadyToRead(roi=region["roi"]),
-                      clock=lambda: clock[0])
-    for _ in range(5):
-        clock[0] += 0.1
-        desk._step()
+    turned = _TurnedDesk(table, camera, lambda: None, lambda: ReadyToRead(roi=region["roi"]))
+    desk = turned.desk
+    turned.step(5)
     problems = [s for s in statuses if s != ("camera", "ok", "")]
     assert len(problems) == 1 and "closed" not in statuses
     assert problems[0][:2] == ("camera", "error")
@@ -549,8 +565,7 @@ def test_a_table_region_outside_the_cameras_picture_is_told_not_a_crash_loop():
     assert desk.latest_frame() is not None  # the camera page still shows the picture to set it by
     region["roi"] = (0, 0, 640, 480)
     desk.reconfigure(lambda: None, lambda: ReadyToRead(roi=region["roi"]))
-    clock[0] += 0.1
-    desk._step()
+    turned.step()
     assert statuses[-1] == ("camera", "ok", "")
 
 
@@ -566,21 +581,13 @@ def test_same_throw_is_the_same_dice_in_nearly_the_same_places():
 
 
 def test_after_a_restart_the_dice_lying_there_are_not_taken_for_a_new_throw():
-    from companion.reveal import RevealDesk
     from hardware.vision import ReadyToRead
 
     def run(resumed):
         shown = {"frame": _tray((320, 200))}  # read before the restart, still lying there
         camera = SimpleNamespace(read=lambda: shown["frame"], close=lambda: None)
-        clock = [0.0]
         table = _AlwaysWaiting()
-        reader = lambda: SimpleNamespace(read=lambda frame, kind: Sight((4,), ((320, 200, 360, 240),), (0.99,)))  # noqa: E731
-        desk = RevealDesk(table, lambda: camera, reader, ready=lambda: ReadyToRead(still_seconds=0.5),
-                          clock=lambda: clock[0], resumed=resumed)
-        desk._load_reader()
-        for _ in range(10):
-            clock[0] += 0.1
-            desk._step()
+        _TurnedDesk(table, camera, _one_four, lambda: ReadyToRead(still_seconds=0.5), resumed=resumed).step(10)
         return table.offers
 
     assert run(resumed=True) == []  # the game picked up after a restart: not a new throw
@@ -628,16 +635,9 @@ def test_dice_typed_in_while_the_camera_reads_them_are_not_followed_by_the_camer
 
 
 def test_a_settled_scene_is_read_from_its_still_frames_averaged_and_so_is_a_press_while_still():
-    from companion.reveal import RevealDesk
     from hardware.vision import ReadyToRead
 
-    rng = np.random.default_rng(3)
-    given = []
-
-    def read():  # a camera in a dim room: noise on every frame
-        given.append(np.clip(_tray((320, 200)) + rng.normal(0, 6, (480, 640, 3)), 0, 255).astype(np.uint8))
-        return given[-1]
-
+    camera, given = _dim_room(3)
     seen = []
 
     class Reader:
@@ -645,48 +645,29 @@ def test_a_settled_scene_is_read_from_its_still_frames_averaged_and_so_is_a_pres
             seen.append((frame, len(given)))
             return Sight((4,), ((320, 200, 360, 240),), (0.99,))
 
-    camera = SimpleNamespace(read=read, close=lambda: None)
-    clock = [0.0]
     table = _AlwaysWaiting()
-    desk = RevealDesk(table, lambda: camera, Reader, ready=lambda: ReadyToRead(still_seconds=0.5, still_frames=4),
-                      clock=lambda: clock[0])
-    desk._load_reader()
-    for _ in range(10):
-        clock[0] += 0.1
-        desk._step()
+    turned = _TurnedDesk(table, camera, Reader, lambda: ReadyToRead(still_seconds=0.5, still_frames=4))
+    turned.step(10)
     assert table.offers == [(4,)] and len(seen) == 1
     frame, taken = seen[0]
-    assert np.array_equal(frame, (np.sum(given[taken - 4:taken], axis=0, dtype=np.uint16) + 2) // 4)
-    desk.request_reveal()
-    clock[0] += 0.1
-    desk._step()
+    assert np.array_equal(frame, _mean(given[taken - 4:taken]))
+    turned.desk.request_reveal()
+    turned.step()
     frame, taken = seen[1]  # the frame taken after the press is the newest of the four
-    assert taken == len(given) and np.array_equal(frame, (np.sum(given[-4:], axis=0, dtype=np.uint16) + 2) // 4)
+    assert taken == len(given) and np.array_equal(frame, _mean(given[-4:]))
     camera.read = lambda: given.append(_tray((100, 100))) or given[-1]  # the dice swept aside
-    desk.request_reveal()
-    clock[0] += 0.1
-    desk._step()
+    turned.desk.request_reveal()
+    turned.step()
     assert len(seen) == 3 and seen[2][0] is given[-1]  # pressed while things move: that frame alone
 
 
 def test_a_camera_page_job_while_the_table_is_still_gets_the_still_frames_averaged():
     # A trial read or the empty-table photo sees what a reveal would read.
-    from companion.reveal import RevealDesk
     from hardware.vision import ReadyToRead
 
-    rng = np.random.default_rng(4)
-    given = []
-
-    def read():
-        given.append(np.clip(_tray((320, 200)) + rng.normal(0, 6, (480, 640, 3)), 0, 255).astype(np.uint8))
-        return given[-1]
-
-    camera = SimpleNamespace(read=read, close=lambda: None)
-    clock = [0.0]
-    reader = lambda: SimpleNamespace(read=lambda frame, kind: Sight((4,), ((320, 200, 360, 240),), (0.99,)))  # noqa: E731
-    desk = RevealDesk(_AlwaysWaiting(), lambda: camera, reader, ready=lambda: ReadyToRead(still_seconds=0.5),
-                      clock=lambda: clock[0])
-    desk._load_reader()
+    camera, given = _dim_room(4)
+    turned = _TurnedDesk(_AlwaysWaiting(), camera, _one_four, lambda: ReadyToRead(still_seconds=0.5))
+    desk = turned.desk
 
     def job_sees():
         answers = []
@@ -694,16 +675,13 @@ def test_a_camera_page_job_while_the_table_is_still_gets_the_still_frames_averag
             desk.on_camera_thread(lambda frame, _: (frame, len(given)), timeout=5)))
         asker.start()
         eventually(lambda: desk._jobs, message="the job was not queued")
-        clock[0] += 0.1
-        desk._step()
+        turned.step()
         asker.join(5)
         return answers[0]
 
-    for _ in range(10):
-        clock[0] += 0.1
-        desk._step()
+    turned.step(10)
     frame, taken = job_sees()
-    assert np.array_equal(frame, (np.sum(given[taken - 4:taken], axis=0, dtype=np.uint16) + 2) // 4)
+    assert np.array_equal(frame, _mean(given[taken - 4:taken]))
     camera.read = lambda: given.append(_tray((100, 100))) or given[-1]  # a hand sweeps the dice aside
     frame, taken = job_sees()
     assert frame is given[taken - 1]  # things moved: that frame alone
