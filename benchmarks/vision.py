@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/vision.py [--sets byler,matteop,rendered] [--split all|heldout|train]
                                           [--kinds pip,chance,spike-A] [--details FILE.jsonl] [--speed N]
-                                          [--shift warm,cool,dark,blur,noisy,grainy,small,big,turned,flicker]
+                                          [--shift warm,cool,dark,blur,noisy,grainy,small,big,turned,
+                                                   flicker,close]
                                           [--still-frames N]
 
 Per set (rendered split by kind): images read exactly right and unflagged, silent errors
@@ -17,8 +18,9 @@ Labels are the manifests' with the few dice of scripts/vision/label_fixes.json r
 as they show (each checked by eye); --raw-labels scores against the manifests as published.
 
 --shift reads every image again as another camera or light might show it (SHIFTS: a
-colour cast, under-exposure, blur, noise with strong JPEG, a smaller or larger view, a
-quarter turn) and reports each as its own row: the sets were taken with few cameras, and
+colour cast, under-exposure, blur, noise with strong JPEG, a smaller or larger
+view, a quarter turn, flicker bands, a camera of three times the pixels) and reports each
+as its own row: the sets were taken with few cameras, and
 the reader will meet others, so this is where silent errors show first.
 
 --still-frames N reads the grainy and flicker rows as the companion reads a settled scene
@@ -99,6 +101,14 @@ def _grainy(im, seed=0):
     return np.clip(im + np.random.default_rng(seed).normal(0, 8, im.shape), 0, 255).astype(np.uint8)
 
 
+def _close(im, seed=0):
+    """A camera of many more pixels (a phone, a Pi camera at full resolution): the picture
+    three times larger, each of its pixels with sensor noise sigma 8, as such a sensor
+    gives it; a reader that samples it without averaging sees that noise undiminished."""
+    big = cv2.resize(im, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)
+    return _grainy(big, seed)
+
+
 def _flicker(im, phase=None):
     """Lamps flickering with the mains through a rolling shutter: bands of +-15% across the
     rows, three to a picture (where they fall depends on the picture's size, or `phase`)."""
@@ -117,6 +127,7 @@ SHIFTS = {
     "small": lambda im: cv2.resize(im, None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA),  # camera higher
     "big": lambda im: cv2.resize(im, None, fx=1.6, fy=1.6, interpolation=cv2.INTER_LINEAR),  # camera lower
     "turned": lambda im: np.ascontiguousarray(np.rot90(im)),
+    "close": _close,
     "flicker": _flicker,
 }
 

@@ -101,3 +101,34 @@ def test_a_crop_cut_at_the_edge_angle_is_square_to_the_die():
     assert np.abs(crop.astype(int) - upright.astype(int)).mean() < 12
     turned_by_hand = faces.cut(frame, 120, 120, 100, 50)
     assert np.abs(turned_by_hand.astype(int) - upright.astype(int)).mean() > 25
+
+
+def test_a_crop_from_a_picture_of_many_pixels_averages_them_rather_than_picking_some():
+    # a big die of a sharp, many-pixel camera, with that sensor's noise in every pixel
+    rng = np.random.default_rng(4)
+    frame = np.clip(128 + rng.normal(0, 20, (800, 800, 3)), 0, 255).astype(np.uint8)
+    crop = faces.cut(frame, 400, 400, 400, 48, 17.0)  # shrunk more than eight times
+    # averaged over about 70 pixels each, the noise all but goes (picking would keep half of it)
+    assert crop.astype(float).std() < 5
+    assert abs(crop.astype(float).mean() - 128) < 2
+
+
+def test_a_crop_shrunk_first_shows_the_same_die_in_the_same_place():
+    small = drawn_die(27)
+    big = cv2.resize(small, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC)
+    for angle in (0.0, 27.0, -10.0):
+        # the same square of the table, from a picture four times larger (its pixel centres scale about -0.5)
+        near = faces.cut(small, 120, 110, 100, 48, angle)
+        far = faces.cut(big, 4 * 120 + 1.5, 4 * 110 + 1.5, 400, 48, angle)
+        assert np.abs(near.astype(int) - far.astype(int)).mean() < 6, angle
+        off = faces.cut(big, 4 * 120 + 1.5 + 40, 4 * 110 + 1.5, 400, 48, angle)  # 10 small pixels off
+        assert np.abs(near.astype(int) - off.astype(int)).mean() > 15, angle
+
+
+def test_a_crop_at_the_edge_of_the_picture_is_filled_from_its_edge():
+    frame = np.zeros((200, 300, 3), np.uint8)
+    frame[:, 150:] = 200
+    crop = faces.cut(frame, 250, 100, 240, 24)  # shrunk tenfold: x 130..370, past the right edge from 300
+    assert crop.shape == (24, 24, 3)
+    assert crop[:, -8:].min() == 200  # the edge's own colour, not black
+    assert crop[:, 0].max() < 60 and crop[:, 3:].min() > 150
