@@ -2,8 +2,8 @@
 
     .venv/bin/python benchmarks/vision.py [--sets byler,matteop,rendered] [--split all|heldout|train]
                                           [--kinds pip,chance,spike-A] [--details FILE.jsonl] [--speed N]
-                                          [--shift warm,cool,dark,blur,noisy,grainy,small,big,turned,
-                                                   flicker,close]
+                                          [--shift warm,cool,dark,bright,blur,noisy,grainy,small,big,
+                                                   turned,flicker,close]
                                           [--still-frames N]
 
 Per set (rendered split by kind): images read exactly right and unflagged, silent errors
@@ -18,7 +18,7 @@ Labels are the manifests' with the few dice of scripts/vision/label_fixes.json r
 as they show (each checked by eye); --raw-labels scores against the manifests as published.
 
 --shift reads every image again as another camera or light might show it (SHIFTS: a
-colour cast, under-exposure, blur, noise with strong JPEG, a smaller or larger
+colour cast, under- or over-exposure, blur, noise with strong JPEG, a smaller or larger
 view, a quarter turn, flicker bands, a camera of three times the pixels) and reports each
 as its own row: the sets were taken with few cameras, and
 the reader will meet others, so this is where silent errors show first.
@@ -121,6 +121,8 @@ SHIFTS = {
     "warm": _gain((0.75, 0.95, 1.15)),  # a tungsten cast the camera did not take out (B, G, R gains)
     "cool": _gain((1.2, 1.0, 0.8)),
     "dark": lambda im: np.clip(255 * (im / 255.0) ** 1.6 * 0.8, 0, 255).astype(np.uint8),
+    # over-exposed: a bright lamp, or an exposure set for a darker table; white dice clip
+    "bright": lambda im: np.clip(im.astype(np.float32) * 1.35 + 10, 0, 255).astype(np.uint8),
     "blur": lambda im: cv2.GaussianBlur(im, (0, 0), 1.5),  # focus or a slow shutter
     "noisy": _noisy,  # a small sensor in poor light, strong compression
     "grainy": _grainy,  # the same sensor noise alone

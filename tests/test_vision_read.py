@@ -189,3 +189,18 @@ def test_the_service_reader_names_the_dice_it_doubts():
     x, y = (int(v) for v in sight.reason.split("(")[1].split(")")[0].split(","))  # "die at (x,y) is unclear"
     named = [i for i, (x1, y1, x2, y2) in enumerate(sight.boxes) if x1 <= x <= x2 and y1 <= y <= y2]
     assert named and named[0] in sight.unsure
+
+
+def test_dice_closer_than_dice_can_lie_flag_the_read_even_when_one_is_small():
+    from hardware.vision.detect import Candidate
+    from hardware.vision.reader import _doubt
+
+    def doubt(*dice):
+        return _doubt(list(dice), [3] * len(dice), [0.95] * len(dice), [], 0.8, 1.0) or ""
+
+    big = Candidate(345, 331, 49, 0.9)
+    # a pip of an over-exposed white die, found as a small die of its own (matteop train_two_38, brightened)
+    assert "overlap" in doubt(big, Candidate(361, 334, 25, 0.8))
+    assert "overlap" in doubt(big, Candidate(360, 331, 46, 0.8))  # two alike, closer than side by side
+    assert doubt(big, Candidate(345 + 49, 331, 49, 0.9)) == ""  # touching side by side
+    assert doubt(big, Candidate(345 + 40, 331 + 20, 30, 0.9)) == ""  # a smaller die touching it
