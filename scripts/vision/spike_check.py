@@ -65,14 +65,14 @@ def teach_from_labels(entries, root, per_face=4, max_images=30):
     return profile, used
 
 
-def check(name, entries, root, profile, skip, speed):
+def check(name, entries, root, profile, skip, speed, min_confidence=0.8):
     g = Counter()
     wrong_conf, times, stage = [], [], []
     for e in entries:
         if e["image"] in skip:
             continue
         frame = cv2.imread(str(root / e["image"]))
-        reading = read_dice(frame, "spike", profile=profile)
+        reading = read_dice(frame, "spike", profile=profile, min_confidence=min_confidence)
         truth = [b[4] for b in e["boxes"]]
         exact = Counter(reading.values) == Counter(truth)
         g["images"] += 1
@@ -97,7 +97,7 @@ def check(name, entries, root, profile, skip, speed):
     n = max(1, g["images"])
     line = (f"{name:<14}{g['images']:>5} scenes  right {100 * g['right'] / n:5.1f}%  silent {100 * g['silent'] / n:5.1f}%"
             f"  flagged {100 * g['flagged'] / n:5.1f}%  dice right {100 * g['die_ok'] / max(1, g['dice']):5.1f}%"
-            f" of {g['dice']}  wrong dice with confidence >= 0.8: {sum(c >= 0.8 for c in wrong_conf)}")
+            f" of {g['dice']}  wrong dice with confidence >= {min_confidence}: {sum(c >= min_confidence for c in wrong_conf)}")
     if times:
         line += f"\n{'':<14}speed 1280x960 one core: median {statistics.median(times):.1f} ms, spike stage {statistics.median(stage):.2f} ms"
     print(line, flush=True)
@@ -107,6 +107,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sets", default="spikeA,rendered-pip,byler,matteop")
     ap.add_argument("--speed", type=int, default=20, help="frames timed per set (0: none)")
+    ap.add_argument("--min-confidence", type=float, default=0.8, help="the reader's min_confidence")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     for name in args.sets.split(","):
@@ -121,7 +122,7 @@ def main() -> int:
             skip: set = set()
         else:
             profile, skip = teach_from_labels(entries, root)
-        check(name, entries, root, profile, skip, args.speed)
+        check(name, entries, root, profile, skip, args.speed, args.min_confidence)
     return 0
 
 
