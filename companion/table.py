@@ -111,6 +111,7 @@ class Table:
         self._snapshot_json = ""
         self._held: HeldReading | None = None
         self._photos: dict[int, bytes] = {}
+        self._shown_photos: set[int] = set()  # of readings that came in force: public
         self._photo_ids = itertools.count(1)
         self._photo_limit = photo_limit
         self._reveal_photo: dict[str, Any] | None = None
@@ -317,12 +318,15 @@ class Table:
         photo_id = next(self._photo_ids)
         self._photos[photo_id] = photo
         while len(self._photos) > self._photo_limit:
+            self._shown_photos.discard(min(self._photos))
             self._photos.pop(min(self._photos))
         return photo_id
 
     def _reading_applied(self, index, photo_id, values, boxes, confidences) -> None:
         """The reading at record `index` is in force: no reading is held, its photo is shown."""
         self._held = None
+        if photo_id is not None:
+            self._shown_photos.add(photo_id)
         self._reveal_photo = None if photo_id is None else {
             "id": photo_id,
             "event": index,
@@ -333,8 +337,13 @@ class Table:
             ],
         }
 
-    def photo(self, photo_id: int) -> bytes | None:
+    def photo(self, photo_id: int, *, held_too: bool = False) -> bytes | None:
+        """A kept photo of the dice, once its reading is in force. A held reading's photo
+        waits for the host (`held_too`): shown to anyone sooner, a caller who can still
+        change their call could look at the dice first."""
         with self._lock:
+            if not held_too and photo_id not in self._shown_photos:
+                return None
             return self._photos.get(photo_id)
 
     # --- device status (camera, buttons) shown on the slate and host panel -------

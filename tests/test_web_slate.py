@@ -14,7 +14,7 @@ from companion.rules import ChipCall, Declaration, DiceObserved
 from companion.table import Table
 from web import create_app
 from web.slate import state_stream
-from web_app import make_app
+from web_app import login, make_app
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 TEMPLATES = STATIC.parent / "templates"
@@ -181,6 +181,24 @@ def test_reveal_photo_is_served_as_jpeg_and_unknown_photos_are_404():
     assert response.status_code == 200 and response.mimetype == "image/jpeg" and response.data == jpeg
     assert client.get("/photo/999").status_code == 404
     assert client.get("/photo/abc").status_code == 404
+
+
+def test_a_held_readings_photo_is_the_hosts_until_the_dice_are_in_force():
+    app, table = make_app()
+    table.start_game("tregald", ["Ann", "Ben", "Cara"])
+    table.submit(Declaration(0, 3, "red"))
+    table.submit(ChipCall(1, "green"))
+    table.submit(ChipCall(2, "green"))
+    jpeg = b"\xff\xd8 the dice, half under a hand \xff\xd9"
+    assert table.offer_reading(["red", "blue", "blue", "blue", "red"], flagged=True, reason="a hand?", photo=jpeg) == "held"
+    held = table.host_view()["held_reading"]["photo"]
+    anyone, host = app.test_client(), app.test_client()
+    headers = login(host)
+    assert anyone.get(f"/photo/{held}").status_code == 404  # a caller could still change their call
+    assert host.get(f"/photo/{held}").data == jpeg  # the host checks the dice against it
+    host.post("/host/dice", json={"values": ["red", "blue", "blue", "blue", "red"], "readings": 0}, headers=headers)
+    assert table.snapshot()["photo"]["id"] == held
+    assert anyone.get(f"/photo/{held}").data == jpeg  # in force: the slate shows it
 
 
 def test_unknown_pages_and_games_are_404_without_a_stack_trace():

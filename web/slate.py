@@ -10,6 +10,8 @@ import segno
 from flask import Blueprint, Response, abort, current_app, render_template, request
 from markupsafe import Markup
 
+from web.guard import is_host
+
 bp = Blueprint("slate", __name__)
 
 HEARTBEAT = 15.0
@@ -108,7 +110,7 @@ def state_stream(table, last_seq: int | None, *, heartbeat: float, max_seconds: 
 
 @bp.get("/photo/<int:photo_id>")
 def photo(photo_id: int):
-    data = companion()["table"].photo(photo_id)
+    data = companion()["table"].photo(photo_id, held_too=is_host())
     if data is None:
         abort(404, "that photo is no longer kept")
     response = Response(data, mimetype="image/jpeg")
