@@ -279,6 +279,38 @@ def test_malformed_events_are_400(host, fields):
     assert table.session.record.events == ()
 
 
+@pytest.mark.parametrize("field, typed", [
+    ("seat", "\u00b9"),             # superscript one: str.isdigit() passes it, int() does not
+    ("count", "\u00b2"),            # superscript two
+    ("seat", "\uff11"),             # fullwidth one: int() reads it as 1
+    ("seat", "\u0663"),             # Arabic-Indic three
+    ("seat", "--1"),
+    ("count", "1" * 5000),          # more digits than Python turns into an integer
+])
+def test_a_number_typed_other_than_in_the_digits_0_to_9_is_400_in_plain_words(host, field, typed):
+    client, headers, table = host
+    start_tregald(client, headers)
+    fields = {"kind": "declaration", "seat": "0", "count": "3", "face": "red", field: typed}
+    response = client.post("/host/event", data=fields, headers=headers)
+    assert response.status_code == 400, response.get_json()
+    assert response.get_json()["error"].startswith(f"{field} must be a whole number in the digits 0-9")
+    assert table.session.record.events == ()
+
+
+@pytest.mark.parametrize("typed", ["\u00b2", "\uff12", "\u0663"])
+def test_a_die_typed_other_than_in_the_digits_0_to_9_is_400_in_plain_words(host, typed):
+    client, headers, table = host
+    start_tregald(client, headers)
+    table.submit(Declaration(0, 3, "red"))
+    table.submit(ChipCall(1, "green"))
+    table.submit(ChipCall(2, "green"))
+    events = table.session.record.events
+    response = client.post("/host/dice", data={"values": f"red, red, red, red, {typed}"}, headers=headers)
+    assert response.status_code == 400, response.get_json()
+    assert "digits 0-9" in response.get_json()["error"]
+    assert table.session.record.events == events
+
+
 def test_corrections_cannot_be_sneaked_in_as_events(host):
     client, headers, table = host
     start_tregald(client, headers)
