@@ -100,6 +100,35 @@ def test_wrong_pins_slow_that_client_but_not_others():
     assert response.status_code == 303
 
 
+def test_a_pin_that_is_not_utf8_is_a_wrong_pin_and_counts_towards_the_wait(caplog):
+    """A lone surrogate arrives through JSON's \\ud800 escape and cannot be encoded."""
+    app, _ = make_app()
+    client = app.test_client()
+    token = page_token(client)
+    headers = {"X-CSRF-Token": token, "Content-Type": "application/json"}
+    statuses = [client.post("/host/login", data='{"pin": "\\ud800"}', headers=headers).status_code
+                for _ in range(4)]
+    assert statuses == [401, 401, 401, 429]
+    assert "Traceback" not in caplog.text
+    with pytest.raises(PinRefused, match="wrong PIN"):
+        PinGuard("2468").check("a", "24\udc8068")
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\t\n"])
+def test_a_blank_pin_asks_for_the_pin_and_uses_up_no_free_try(blank):
+    app, _ = make_app()
+    client = app.test_client()
+    token = page_token(client)
+    for _ in range(5):
+        response = client.post("/host/login", data={"pin": blank, "csrf_token": token})
+        assert response.status_code == 400 and "enter the PIN" in response.get_data(as_text=True)
+        response = client.post("/host/login", json={"pin": blank}, headers={"X-CSRF-Token": token})
+        assert response.status_code == 400 and response.get_json() == {"error": "enter the PIN"}
+    for _ in range(2):
+        assert client.post("/host/login", data={"pin": "1111", "csrf_token": token}).status_code == 401
+    assert client.post("/host/login", data={"pin": PIN, "csrf_token": token}).status_code == 303
+
+
 def test_pin_delay_grows_and_is_capped():
     now = [0.0]
     guard = PinGuard("2468", clock=lambda: now[0])

@@ -63,7 +63,7 @@ class PinGuard:
             if attempts is not None and now < attempts.wait_until:
                 wait = attempts.wait_until - now
                 raise PinRefused(f"too many wrong PINs: try again in {wait:.0f} s", retry_after=wait)
-        if self._pin is not None and hmac.compare_digest(given.encode(), self._pin.encode()):
+        if self._pin is not None and hmac.compare_digest(as_bytes(given), as_bytes(self._pin)):
             with self._lock:
                 self._clients.pop(client, None)
             return
@@ -83,6 +83,13 @@ class PinGuard:
         if self._delay is not None:
             return self._delay
         return min(2.0 ** extra, MAX_DELAY)
+
+
+def as_bytes(text: str) -> bytes:
+    """UTF-8 that cannot fail: a lone surrogate (JSON's "\\ud800") is kept as its own
+    bytes, which are not UTF-8 and so match no PIN, and the try is counted like any
+    wrong PIN instead of ending in a 500 that the slow-down never sees."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 # --- CSRF: one random token per browser session, sent back with every change ---------
