@@ -184,6 +184,97 @@ def test_logout_ends_the_host_session(host):
     assert client.get("/host/state").status_code == 401
 
 
+def copy_of_the_cookie(client, app):
+    """Another browser holding this one's host cookie (copied off a shared tablet)."""
+    other = app.test_client()
+    other.set_cookie("companion_host", client.get_cookie("companion_host").value)
+    return other
+
+
+def test_logout_ends_the_session_for_a_copy_of_its_cookie_too():
+    app, table = make_app()
+    client = app.test_client()
+    headers = login(client)
+    thief = copy_of_the_cookie(client, app)
+    assert "Import a game record" in thief.get("/games").get_data(as_text=True)
+    assert client.post("/host/logout", headers=headers).status_code == 303
+    assert thief.get("/host/state").status_code == 401
+    response = thief.post("/host/start", json={"game": "tregald", "players": ["A", "B"]}, headers=headers)
+    assert response.status_code == 401 and table.session is None
+    assert "Import a game record" not in thief.get("/games").get_data(as_text=True)
+
+
+def test_a_restart_with_the_same_pin_keeps_the_host_logged_in():
+    app, _ = make_app()
+    client = app.test_client()
+    login(client)
+    restarted, _ = make_app()  # the same PIN and the same cookie key, kept in the data directory
+    assert copy_of_the_cookie(client, restarted).get("/host/state").status_code == 200
+
+
+def test_a_new_pin_ends_every_session_opened_with_the_old_one():
+    app, _ = make_app()
+    client = app.test_client()
+    login(client)
+    restarted, _ = make_app(host_pin="999999")
+    assert copy_of_the_cookie(client, restarted).get("/host/state").status_code == 401
+
+
+def test_the_cookie_holds_neither_the_pin_nor_a_plain_hash_of_it():
+    """Flask's cookie is signed, not encrypted: anyone holding it can read it."""
+    import hashlib
+    import json
+
+    app, _ = make_app()
+    client = app.test_client()
+    login(client)
+    data = app.session_interface.get_signing_serializer(app).loads(client.get_cookie("companion_host").value)
+    text = json.dumps(data)
+    assert data["host"]["id"] and PIN not in text
+    for name in ("md5", "sha1", "sha256", "sha512"):
+        assert hashlib.new(name, PIN.encode()).hexdigest() not in text
+
+
+def test_a_host_login_lasts_an_evening_at_most():
+    app, _ = make_app()
+    now = [1_000_000.0]
+    app.extensions["companion"]["guard"] = PinGuard(PIN, key=app.secret_key, wall_clock=lambda: now[0])
+    client = app.test_client()
+    login(client)
+    now[0] += 11.9 * 3600
+    assert client.get("/host/state").status_code == 200
+    now[0] += 0.1 * 3600
+    assert client.get("/host/state").status_code == 401
+    assert 'name="pin"' in client.get("/host").get_data(as_text=True)
+    login(client)  # the PIN again, for another evening
+    assert client.get("/host/state").status_code == 200
+
+
+def test_logged_out_sessions_are_remembered_within_a_bound_that_fails_closed(monkeypatch):
+    """Past the bound the oldest revoked ids are forgotten, and every login as old as
+    them is refused with them, so a forgotten id never comes back to life."""
+    monkeypatch.setattr("web.guard.MAX_REVOKED", 2)
+    now = [1_000_000.0]
+    guard = PinGuard(PIN, wall_clock=lambda: now[0])
+    logins = []
+    for _ in range(3):
+        logins.append(guard.open_session())
+        now[0] += 60
+    kept = guard.open_session()
+    for login_ in logins:
+        guard.revoke(login_)
+    assert len(guard._revoked) == 2
+    assert not any(guard.admits(login_) for login_ in logins)
+    assert guard.admits(kept)
+    now[0] += 1
+    assert guard.admits(guard.open_session())
+
+
+@pytest.mark.parametrize("forged", [True, "yes", {"id": "x"}, {"id": "x", "pin_mac": "00", "since": 0}])
+def test_only_a_login_the_guard_opened_is_admitted(forged):
+    assert not PinGuard(PIN).admits(forged)
+
+
 # --- starting games ------------------------------------------------------------------------
 
 def test_start_a_game_by_form_redirects_back_to_the_panel(host):

@@ -95,7 +95,7 @@ def login():
         headers = {"Retry-After": str(max(1, round(refused.retry_after)))} if refused.retry_after else {}
         return login_refused(status, refused.message, headers)
     session.clear()
-    session["host"] = True
+    session["host"] = guard.open_session()
     csrf_token()
     log.info("host logged in from %s", request.remote_addr)
     return done("logged in")
@@ -111,6 +111,8 @@ def login_refused(status: int, message: str, headers: dict[str, str] | None = No
 @bp.post("/logout")
 @host_action
 def logout():
+    """Ends this login for every copy of its cookie, not only in this browser."""
+    companion()["guard"].revoke(session.get("host"))
     session.clear()
     return redirect(url_for("slate.index"), code=303)
 
