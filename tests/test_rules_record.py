@@ -110,6 +110,19 @@ def test_not_json_is_reported_with_its_position():
         GameRecord.from_json("{not json")
 
 
+def test_json_nested_thousands_deep_is_refused_as_a_bad_record():
+    """json.loads gives up on deep nesting with RecursionError, not a JSON error."""
+    deep = '{"version": 1, "game": "toy", "players": ["A"], "events": ' + "[" * 5000 + "]" * 5000 + "}"
+    with pytest.raises(BadRecord, match="nested too deeply"):
+        GameRecord.from_json(deep)
+
+
+def test_a_number_of_thousands_of_digits_is_refused_as_a_bad_record():
+    """Python refuses to read an integer of more than 4300 digits with a plain ValueError."""
+    with pytest.raises(BadRecord, match="too many digits"):
+        GameRecord.from_json('{"version": ' + "1" * 5000 + "}")
+
+
 def test_a_record_of_an_unknown_game_names_the_game_field():
     data = toy_record().to_dict()
     data["game"] = "chess"

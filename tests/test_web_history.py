@@ -145,6 +145,20 @@ def test_import_refuses_unreadable_and_unplayable_records_and_stores_nothing():
     assert table.store.list_games() == []
 
 
+def test_import_of_json_nested_thousands_deep_or_a_huge_number_is_400_and_stores_nothing():
+    app, table = make_app()
+    client = app.test_client()
+    headers = login(client)
+    deep = '{"version": 1, "game": "tregald", "players": ["A", "B"], "events": ' + "[" * 5000 + "]" * 5000 + "}"
+    huge = '{"version": ' + "1" * 5000 + ', "game": "tregald", "players": ["A", "B"]}'
+    for text in (deep, huge):
+        response = client.post("/host/import", data={"record": (io.BytesIO(text.encode()), "g.json")},
+                               headers=headers, content_type="multipart/form-data")
+        assert response.status_code == 400, response.get_json()
+        assert response.get_json()["error"].startswith("that file is not a game record")
+    assert table.store.list_games() == []
+
+
 def test_import_needs_the_host():
     app, table = make_app()
     client = app.test_client()

@@ -100,6 +100,35 @@ def test_wrong_pins_slow_that_client_but_not_others():
     assert response.status_code == 303
 
 
+def test_a_pin_that_is_not_utf8_is_a_wrong_pin_and_counts_towards_the_wait(caplog):
+    """A lone surrogate arrives through JSON's \\ud800 escape and cannot be encoded."""
+    app, _ = make_app()
+    client = app.test_client()
+    token = page_token(client)
+    headers = {"X-CSRF-Token": token, "Content-Type": "application/json"}
+    statuses = [client.post("/host/login", data='{"pin": "\\ud800"}', headers=headers).status_code
+                for _ in range(4)]
+    assert statuses == [401, 401, 401, 429]
+    assert "Traceback" not in caplog.text
+    with pytest.raises(PinRefused, match="wrong PIN"):
+        PinGuard("2468").check("a", "24\udc8068")
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\t\n"])
+def test_a_blank_pin_asks_for_the_pin_and_uses_up_no_free_try(blank):
+    app, _ = make_app()
+    client = app.test_client()
+    token = page_token(client)
+    for _ in range(5):
+        response = client.post("/host/login", data={"pin": blank, "csrf_token": token})
+        assert response.status_code == 400 and "enter the PIN" in response.get_data(as_text=True)
+        response = client.post("/host/login", json={"pin": blank}, headers={"X-CSRF-Token": token})
+        assert response.status_code == 400 and response.get_json() == {"error": "enter the PIN"}
+    for _ in range(2):
+        assert client.post("/host/login", data={"pin": "1111", "csrf_token": token}).status_code == 401
+    assert client.post("/host/login", data={"pin": PIN, "csrf_token": token}).status_code == 303
+
+
 def test_pin_delay_grows_and_is_capped():
     now = [0.0]
     guard = PinGuard("2468", clock=lambda: now[0])
@@ -153,6 +182,97 @@ def test_logout_ends_the_host_session(host):
     client, headers, _ = host
     assert client.post("/host/logout", headers=headers).status_code == 303
     assert client.get("/host/state").status_code == 401
+
+
+def copy_of_the_cookie(client, app):
+    """Another browser holding this one's host cookie (copied off a shared tablet)."""
+    other = app.test_client()
+    other.set_cookie("companion_host", client.get_cookie("companion_host").value)
+    return other
+
+
+def test_logout_ends_the_session_for_a_copy_of_its_cookie_too():
+    app, table = make_app()
+    client = app.test_client()
+    headers = login(client)
+    thief = copy_of_the_cookie(client, app)
+    assert "Import a game record" in thief.get("/games").get_data(as_text=True)
+    assert client.post("/host/logout", headers=headers).status_code == 303
+    assert thief.get("/host/state").status_code == 401
+    response = thief.post("/host/start", json={"game": "tregald", "players": ["A", "B"]}, headers=headers)
+    assert response.status_code == 401 and table.session is None
+    assert "Import a game record" not in thief.get("/games").get_data(as_text=True)
+
+
+def test_a_restart_with_the_same_pin_keeps_the_host_logged_in():
+    app, _ = make_app()
+    client = app.test_client()
+    login(client)
+    restarted, _ = make_app()  # the same PIN and the same cookie key, kept in the data directory
+    assert copy_of_the_cookie(client, restarted).get("/host/state").status_code == 200
+
+
+def test_a_new_pin_ends_every_session_opened_with_the_old_one():
+    app, _ = make_app()
+    client = app.test_client()
+    login(client)
+    restarted, _ = make_app(host_pin="999999")
+    assert copy_of_the_cookie(client, restarted).get("/host/state").status_code == 401
+
+
+def test_the_cookie_holds_neither_the_pin_nor_a_plain_hash_of_it():
+    """Flask's cookie is signed, not encrypted: anyone holding it can read it."""
+    import hashlib
+    import json
+
+    app, _ = make_app()
+    client = app.test_client()
+    login(client)
+    data = app.session_interface.get_signing_serializer(app).loads(client.get_cookie("companion_host").value)
+    text = json.dumps(data)
+    assert data["host"]["id"] and PIN not in text
+    for name in ("md5", "sha1", "sha256", "sha512"):
+        assert hashlib.new(name, PIN.encode()).hexdigest() not in text
+
+
+def test_a_host_login_lasts_an_evening_at_most():
+    app, _ = make_app()
+    now = [1_000_000.0]
+    app.extensions["companion"]["guard"] = PinGuard(PIN, key=app.secret_key, wall_clock=lambda: now[0])
+    client = app.test_client()
+    login(client)
+    now[0] += 11.9 * 3600
+    assert client.get("/host/state").status_code == 200
+    now[0] += 0.1 * 3600
+    assert client.get("/host/state").status_code == 401
+    assert 'name="pin"' in client.get("/host").get_data(as_text=True)
+    login(client)  # the PIN again, for another evening
+    assert client.get("/host/state").status_code == 200
+
+
+def test_logged_out_sessions_are_remembered_within_a_bound_that_fails_closed(monkeypatch):
+    """Past the bound the oldest revoked ids are forgotten, and every login as old as
+    them is refused with them, so a forgotten id never comes back to life."""
+    monkeypatch.setattr("web.guard.MAX_REVOKED", 2)
+    now = [1_000_000.0]
+    guard = PinGuard(PIN, wall_clock=lambda: now[0])
+    logins = []
+    for _ in range(3):
+        logins.append(guard.open_session())
+        now[0] += 60
+    kept = guard.open_session()
+    for login_ in logins:
+        guard.revoke(login_)
+    assert len(guard._revoked) == 2
+    assert not any(guard.admits(login_) for login_ in logins)
+    assert guard.admits(kept)
+    now[0] += 1
+    assert guard.admits(guard.open_session())
+
+
+@pytest.mark.parametrize("forged", [True, "yes", {"id": "x"}, {"id": "x", "pin_mac": "00", "since": 0}])
+def test_only_a_login_the_guard_opened_is_admitted(forged):
+    assert not PinGuard(PIN).admits(forged)
 
 
 # --- starting games ------------------------------------------------------------------------
@@ -277,6 +397,38 @@ def test_malformed_events_are_400(host, fields):
     response = client.post("/host/event", data=fields, headers=headers)
     assert response.status_code == 400, response.get_json()
     assert table.session.record.events == ()
+
+
+@pytest.mark.parametrize("field, typed", [
+    ("seat", "\u00b9"),             # superscript one: str.isdigit() passes it, int() does not
+    ("count", "\u00b2"),            # superscript two
+    ("seat", "\uff11"),             # fullwidth one: int() reads it as 1
+    ("seat", "\u0663"),             # Arabic-Indic three
+    ("seat", "--1"),
+    ("count", "1" * 5000),          # more digits than Python turns into an integer
+])
+def test_a_number_typed_other_than_in_the_digits_0_to_9_is_400_in_plain_words(host, field, typed):
+    client, headers, table = host
+    start_tregald(client, headers)
+    fields = {"kind": "declaration", "seat": "0", "count": "3", "face": "red", field: typed}
+    response = client.post("/host/event", data=fields, headers=headers)
+    assert response.status_code == 400, response.get_json()
+    assert response.get_json()["error"].startswith(f"{field} must be a whole number in the digits 0-9")
+    assert table.session.record.events == ()
+
+
+@pytest.mark.parametrize("typed", ["\u00b2", "\uff12", "\u0663"])
+def test_a_die_typed_other_than_in_the_digits_0_to_9_is_400_in_plain_words(host, typed):
+    client, headers, table = host
+    start_tregald(client, headers)
+    table.submit(Declaration(0, 3, "red"))
+    table.submit(ChipCall(1, "green"))
+    table.submit(ChipCall(2, "green"))
+    events = table.session.record.events
+    response = client.post("/host/dice", data={"values": f"red, red, red, red, {typed}"}, headers=headers)
+    assert response.status_code == 400, response.get_json()
+    assert "digits 0-9" in response.get_json()["error"]
+    assert table.session.record.events == events
 
 
 def test_corrections_cannot_be_sneaked_in_as_events(host):

@@ -43,7 +43,7 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
         "settings": settings,
         "on_reveal": on_reveal,
         "camera": camera,
-        "guard": PinGuard(settings.get("host_pin"), settings.get("pin_delay")),
+        "guard": PinGuard(settings.get("host_pin"), settings.get("pin_delay"), key=app.secret_key),
         "streams": StreamCount(),
     }
 

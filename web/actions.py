@@ -8,6 +8,8 @@ themselves are only ever applied by the table.
 from __future__ import annotations
 
 import json
+import re
+import reprlib
 from typing import Any, Mapping
 
 from flask import abort, request
@@ -36,19 +38,39 @@ def payload() -> dict[str, Any]:
     return out
 
 
+#: A whole number as a host types it: the digits 0-9 only, at most a minus before them.
+WHOLE_NUMBER = re.compile(r"-?[0-9]+")
+
+
 def as_int(value: Any, field: str) -> int:
+    """A whole number from a form field, or a 400 naming the field.
+
+    Only the ASCII digits 0-9 count: `str.isdigit()` also passes superscripts such as
+    '²' (which `int()` then refuses) and fullwidth or Arabic-Indic digits (which `int()`
+    reads), none of which a host means to type. A number of thousands of digits is more
+    than Python turns into an integer, so it is refused the same way.
+    """
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
-    abort(400, f"{field} must be a whole number, not {value!r}")
+    if isinstance(value, str) and WHOLE_NUMBER.fullmatch(value.strip()):
+        try:
+            return int(value.strip())
+        except ValueError:
+            pass
+    abort(400, f"{field} must be a whole number in the digits 0-9, not {reprlib.repr(value)}")
 
 
 def face(value: Any) -> Any:
-    """A face from a form: digits become numbers, colours stay words."""
+    """A face from a form: digits 0-9 become numbers, colours stay words.
+
+    A face typed in other digits ('²', '３') is a 400 here rather than a word the game
+    would puzzle over or a number `int()` would guess.
+    """
     if isinstance(value, str):
         text = value.strip().casefold()
-        return int(text) if text.isdigit() else text
+        if text.isdigit():
+            return as_int(text, "a face")
+        return text
     return value
 
 

@@ -1,22 +1,29 @@
-"""What keeps the host panel the host's: the PIN check with its slow-down, and CSRF tokens.
+"""What keeps the host panel the host's: the PIN check with its slow-down, the host's
+login, and CSRF tokens.
 
 Wrong PINs are counted per client (its address): after a few, that client must wait
 before its next try (1, 2, 4 ... seconds, capped), while everyone else tries freely.
 Nobody waits on a sleeping thread: a try during the wait is refused at once (429).
 The PIN itself is never logged, echoed or put in a page.
+
+A login lives in Flask's signed cookie, which anyone holding it can read and replay, so
+what it carries is checked here on every request: its own random id (logout revokes
+it), a keyed fingerprint of the PIN it was opened with (a new PIN ends it) and when it
+was opened (an evening at most).
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
-from flask import abort, request, session
+from flask import abort, current_app, request, session
 
 #: Wrong PINs a client may make before it has to wait.
 FREE_TRIES = 3
@@ -24,6 +31,10 @@ FREE_TRIES = 3
 MAX_DELAY = 60.0
 #: Clients remembered at once (oldest forgotten first), so a flood cannot grow memory.
 MAX_CLIENTS = 1024
+#: The longest a host login lasts, in seconds: an evening. Then the PIN is asked again.
+MAX_LOGIN_SECONDS = 12 * 60 * 60
+#: Logged-out logins remembered at once (see PinGuard.revoke).
+MAX_REVOKED = 1024
 
 
 @dataclass
@@ -42,14 +53,29 @@ class PinRefused(Exception):
 
 
 class PinGuard:
-    """Checks the host PIN and slows down clients that keep getting it wrong."""
+    """Checks the host PIN, slows down clients that keep getting it wrong, and says
+    which host logins still stand.
 
-    def __init__(self, pin: str | None, delay: float | None = None, *, clock: Callable[[], float] = time.monotonic):
+    `key` is the app's secret key: the PIN's fingerprint in a login is keyed with it, so
+    a cookie's reader cannot test guesses against it, and the same key kept across a
+    restart keeps the host logged in (a random one when absent). `wall_clock` dates
+    logins: unlike `clock` (for the slow-down), its time means the same after a restart.
+    """
+
+    def __init__(self, pin: str | None, delay: float | None = None, *, key: bytes | str | None = None,
+                 clock: Callable[[], float] = time.monotonic, wall_clock: Callable[[], float] = time.time):
         self._pin = str(pin) if pin not in (None, "") else None
         self._delay = None if delay is None else float(delay)
         self._clock = clock
+        self._wall_clock = wall_clock
         self._lock = threading.Lock()
         self._clients: OrderedDict[str, Attempts] = OrderedDict()
+        key = secrets.token_bytes(32) if key is None else key
+        key = as_bytes(key) if isinstance(key, str) else key
+        self._pin_mac = None if self._pin is None else hmac.new(
+            key, b"host pin\0" + as_bytes(self._pin), hashlib.sha256).hexdigest()
+        self._revoked: OrderedDict[str, float] = OrderedDict()
+        self._revoked_before = float("-inf")
 
     @property
     def enabled(self) -> bool:
@@ -63,7 +89,7 @@ class PinGuard:
             if attempts is not None and now < attempts.wait_until:
                 wait = attempts.wait_until - now
                 raise PinRefused(f"too many wrong PINs: try again in {wait:.0f} s", retry_after=wait)
-        if self._pin is not None and hmac.compare_digest(given.encode(), self._pin.encode()):
+        if self._pin is not None and hmac.compare_digest(as_bytes(given), as_bytes(self._pin)):
             with self._lock:
                 self._clients.pop(client, None)
             return
@@ -83,6 +109,54 @@ class PinGuard:
         if self._delay is not None:
             return self._delay
         return min(2.0 ** extra, MAX_DELAY)
+
+    # --- the host's login --------------------------------------------------------------
+
+    def open_session(self) -> dict[str, Any]:
+        """What a login after the right PIN puts in the host's cookie."""
+        return {"id": secrets.token_urlsafe(16), "pin_mac": self._pin_mac, "since": int(self._wall_clock())}
+
+    def admits(self, login: Any) -> bool:
+        """True while `login` (from the cookie) stands: opened with the PIN in force, not
+        logged out, and less than an evening old. A clock set back before the login
+        asks for the PIN again rather than trust a date it cannot place."""
+        if self._pin_mac is None or not isinstance(login, dict):
+            return False
+        login_id, pin_mac, since = login.get("id"), login.get("pin_mac"), login.get("since")
+        if not isinstance(login_id, str) or not isinstance(pin_mac, str):
+            return False
+        if not isinstance(since, (int, float)) or isinstance(since, bool):
+            return False
+        if not 0 <= self._wall_clock() - since < MAX_LOGIN_SECONDS:
+            return False
+        if not hmac.compare_digest(as_bytes(pin_mac), as_bytes(self._pin_mac)):
+            return False
+        with self._lock:
+            return login_id not in self._revoked and since > self._revoked_before
+
+    def revoke(self, login: Any) -> None:
+        """Log `login` out for good, also for any copy of its cookie.
+
+        Revoked ids are kept in memory only: a restart forgets them, and a copied cookie
+        of a logged-out login works again until its evening is over (MAX_LOGIN_SECONDS)
+        unless the PIN is changed. At most MAX_REVOKED are kept; past that the oldest is
+        dropped and every login opened no later than it is refused with it, so a
+        forgotten id never comes back to life.
+        """
+        if not self.admits(login):
+            return  # refused already: nothing to remember
+        with self._lock:
+            self._revoked[login["id"]] = login["since"]
+            while len(self._revoked) > MAX_REVOKED:
+                _, dropped = self._revoked.popitem(last=False)
+                self._revoked_before = max(self._revoked_before, dropped)
+
+
+def as_bytes(text: str) -> bytes:
+    """UTF-8 that cannot fail: a lone surrogate (JSON's "\\ud800") is kept as its own
+    bytes, which are not UTF-8 and so match no PIN, and the try is counted like any
+    wrong PIN instead of ending in a 500 that the slow-down never sees."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 # --- CSRF: one random token per browser session, sent back with every change ---------
@@ -104,4 +178,5 @@ def check_csrf() -> None:
 
 
 def is_host() -> bool:
-    return bool(session.get("host"))
+    """Whether this request comes from a host whose login still stands (PinGuard.admits)."""
+    return current_app.extensions["companion"]["guard"].admits(session.get("host"))

@@ -85,27 +85,34 @@ def login():
     given = request.form.get("pin")
     if given is None and request.is_json:
         given = (request.get_json(silent=True) or {}).get("pin")
-    if not isinstance(given, str):
-        abort(400, "enter the PIN")
+    if not isinstance(given, str) or not given.strip():
+        return login_refused(400, "enter the PIN")  # nothing was tried: no free try used up
     try:
         guard.check(request.remote_addr or "unknown", given.strip())
     except PinRefused as refused:
         log.warning("host login refused for %s: %s", request.remote_addr, "too soon" if refused.retry_after else "wrong PIN")
         status = 429 if refused.retry_after else 401
         headers = {"Retry-After": str(max(1, round(refused.retry_after)))} if refused.retry_after else {}
-        if wants_json():
-            return error_response(status, refused.message, headers)
-        return render_template("login.html", csrf=csrf_token(), error=refused.message), status, headers
+        return login_refused(status, refused.message, headers)
     session.clear()
-    session["host"] = True
+    session["host"] = guard.open_session()
     csrf_token()
     log.info("host logged in from %s", request.remote_addr)
     return done("logged in")
 
 
+def login_refused(status: int, message: str, headers: dict[str, str] | None = None):
+    """JSON for a fetch call; for a form, the login page again with the message."""
+    if wants_json():
+        return error_response(status, message, headers)
+    return render_template("login.html", csrf=csrf_token(), error=message), status, headers or {}
+
+
 @bp.post("/logout")
 @host_action
 def logout():
+    """Ends this login for every copy of its cookie, not only in this browser."""
+    companion()["guard"].revoke(session.get("host"))
     session.clear()
     return redirect(url_for("slate.index"), code=303)
 

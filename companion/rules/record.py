@@ -87,10 +87,21 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, text: str) -> "GameRecord":
+        """The record in `text`; BadRecord for anything that is not one.
+
+        A record comes from a file anyone can hand the host, so JSON that Python will
+        not read is refused like broken JSON: arrays nested thousands deep make json.loads
+        raise RecursionError, and a number of thousands of digits a plain ValueError
+        (Python's limit on turning long digit strings into integers).
+        """
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise BadRecord(f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        except RecursionError:
+            raise BadRecord("not a readable record: its JSON is nested too deeply") from None
+        except ValueError:
+            raise BadRecord("not a readable record: a number in it has too many digits") from None
         return cls.from_dict(data)
 
 
