@@ -176,6 +176,26 @@ class SqliteStore:
                 self._insert_event(game_id, index, event)
         return str(game_id)
 
+    def create_finished(self, record: GameRecord, slate: Mapping[str, Any]) -> str:
+        """Store a whole game, its events and its final slate, in one transaction.
+
+        For an imported record: cut short (the process killed, the disk full), it leaves
+        either the finished game or nothing, never a half game that `unfinished` would
+        offer as the game in progress.
+        """
+        now = time.time()
+        with self._lock, self._transaction():
+            cursor = self._db.execute(
+                "INSERT INTO games (game, players, options, meta, record_version, created, final_slate, finished) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.game, _dump(list(record.players)), _dump(dict(record.options)), _dump(dict(record.meta)),
+                 RECORD_VERSION, now, _dump(dict(slate)), now),
+            )
+            game_id = cursor.lastrowid
+            for index, event in enumerate(record.events):
+                self._insert_event(game_id, index, event)
+        return str(game_id)
+
     def append(self, game_id: str, index: int, event: Event) -> None:
         """Store event `index` of a game; durable (fsynced) when this returns."""
         key = _key(game_id)

@@ -32,6 +32,7 @@ class Store(Protocol):
     """Where game records live. `append` must be durable when it returns."""
 
     def create(self, record: GameRecord) -> str: ...
+    def create_finished(self, record: GameRecord, slate: Mapping[str, Any]) -> str: ...
     def append(self, game_id: str, index: int, event: Event) -> None: ...
     def finish(self, game_id: str, slate: Mapping[str, Any]) -> None: ...
     def unfinished(self) -> list[tuple[str, GameRecord]]: ...
@@ -50,6 +51,11 @@ class MemoryStore:
     def create(self, record: GameRecord) -> str:
         game_id = str(next(self._ids))
         self._records[game_id] = record
+        return game_id
+
+    def create_finished(self, record: GameRecord, slate: Mapping[str, Any]) -> str:
+        game_id = self.create(record)
+        self._slates[game_id] = dict(slate)
         return game_id
 
     def append(self, game_id: str, index: int, event: Event) -> None:
@@ -150,18 +156,17 @@ class Table:
 
         Raises BadRecord (or UnknownGame) and stores nothing when it does not replay.
         The game is filed as finished with the slate it reached (an unfinished record
-        is history, never resumed), and meta["imported"] says when it came in.
+        is history, never resumed), and meta["imported"] says when it came in. It is
+        stored in one go: an import cut short leaves nothing, never a half game that a
+        restart would take for the game in progress.
         """
         session = Session(record)
         with self._lock:
             meta = dict(record.meta)
             meta["imported"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))
-            header = GameRecord(game=session.game.name, players=tuple(record.players),
-                                options=dict(record.options), meta=meta)
-            game_id = self.store.create(header)
-            for index, event in enumerate(record.events):
-                self.store.append(game_id, index, event)
-            self.store.finish(game_id, session.slate().to_json())
+            filed = GameRecord(game=session.game.name, players=tuple(record.players),
+                               options=dict(record.options), events=tuple(record.events), meta=meta)
+            game_id = self.store.create_finished(filed, session.slate().to_json())
             log.info("game %s imported: %s for %s, %d events", game_id, session.game.title,
                      ", ".join(record.players), len(record.events))
             return game_id

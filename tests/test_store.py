@@ -219,3 +219,50 @@ def test_a_record_stored_is_exported_as_the_same_json(tmp_path):
         _play_some(table)
         live = table.session.record.to_dict()
         assert json.loads(store.load(table.game_id).to_json()) == live
+
+
+class DiskFillsUp(SqliteStore):
+    """The disk fills up after `room` more events have been written."""
+
+    room = 1_000_000
+
+    def _insert_event(self, key, index, event):
+        if self.room <= 0:
+            raise sqlite3.OperationalError("database or disk is full")
+        self.room -= 1
+        super()._insert_event(key, index, event)
+
+
+def test_a_history_import_cut_short_stores_nothing_and_the_game_in_progress_resumes(tmp_path):
+    """Half an import must not be left unfinished: a restart would resume it as the live game."""
+    finished = Table()
+    finished.start_game("toy", ["Cy", "Di"], {"turns": 3})
+    for _ in range(3):
+        finished.press(0, "green")
+        finished.press(1, "yellow")
+        finished.offer_reading(["red"])
+    with DiskFillsUp(tmp_path / "games.sqlite3") as store:
+        table = Table(store)
+        _play_some(table)
+        live_id, live_record = table.game_id, table.session.record
+        store.room = 4  # the import's fifth event finds the disk full
+        with pytest.raises(sqlite3.OperationalError):
+            table.import_record(finished.session.record)
+        assert [g["id"] for g in store.list_games()] == [live_id]
+    with SqliteStore.in_dir(tmp_path) as store:
+        again = Table(store)
+        assert again.resume()
+        assert (again.game_id, again.session.record) == (live_id, live_record)
+
+
+def test_an_imported_game_is_stored_finished_with_all_its_events(tmp_path):
+    played = Table()
+    played.start_game("toy", ["Cy", "Di"], {"turns": 1})
+    played.press(0, "green")
+    played.press(1, "yellow")
+    played.offer_reading(["red"])
+    with SqliteStore.in_dir(tmp_path) as store:
+        game_id = Table(store).import_record(played.session.record)
+        assert store.load(game_id).events == played.session.record.events
+        assert store.final_slate(game_id) == json.loads(json.dumps(played.snapshot()["slate"]))
+        assert store.unfinished() == []
