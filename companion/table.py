@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
-from companion.rules import DiceObserved, Event, GameRecord, IllegalAction
+from companion.rules import DiceObserved, Event, GameRecord, IllegalAction, RulesError
 from companion.session import Session
 
 log = logging.getLogger("companion.table")
@@ -126,15 +126,36 @@ class Table:
     # --- life cycle -------------------------------------------------------------------
 
     def resume(self) -> bool:
-        """Pick up the newest unfinished game from the store, exactly where it stopped."""
+        """Pick up the newest unfinished game from the store, exactly where it stopped.
+
+        A game the store holds unfinished although its events are over (the power went, or
+        the store failed, between its last event and its end) is finished in the store now,
+        with the slate it reached, and is history, not the game in progress. An unfinished
+        imported game is half an import from before imports were stored in one go: it is
+        left as it is, never taken for the game in progress. Raises BadRecord (or
+        UnknownGame) when the newest unfinished game does not replay.
+        """
         with self._lock:
-            pending = self.store.unfinished()
-            if not pending:
+            pending = [(game_id, record) for game_id, record in self.store.unfinished()
+                       if not _cut_short_import(game_id, record)]
+            current: tuple[str, Session] | None = None
+            for n, (game_id, record) in enumerate(pending):
+                try:
+                    session = Session(record)
+                except RulesError as exc:
+                    if n == len(pending) - 1:
+                        raise
+                    log.warning("unfinished game %s does not replay and was left as it is: %s", game_id, exc)
+                    continue
+                if session.finished:
+                    self._store_end(game_id, session)
+                else:
+                    current = game_id, session
+            if current is None:
                 return False
-            game_id, record = pending[-1]
-            self._session = Session(record)
-            self._game_id = game_id
-            log.info("resumed game %s (%s, %d events)", game_id, record.game, len(record.events))
+            self._game_id, self._session = current
+            log.info("resumed game %s (%s, %d events)", self._game_id, self._session.game.name,
+                     len(self._session.record.events))
             self._publish()
             return True
 
@@ -231,6 +252,21 @@ class Table:
         if stored is not None:
             stored(index)
         self._publish()
+
+    def _store_end(self, game_id: str, session: Session) -> bool:
+        """File a finished game's final slate; False (logged) when the store fails.
+
+        The game's last event is stored by then, so nothing is lost when this fails: the
+        next start tries again (`resume` sees from the events that the game is over).
+        """
+        final = session.slate()
+        try:
+            self.store.finish(game_id, final.to_json())
+        except Exception:
+            log.exception("could not store the end of game %s; it is stored on the next start", game_id)
+            return False
+        log.info("game %s finished; winner: %s", game_id, final.winner)
+        return True
 
     def _require(self) -> Session:
         if self._session is None:
@@ -457,6 +493,14 @@ class Table:
         if len(values) != len(photo["dice"]):
             return photo
         return dict(photo, dice=[dict(d, value=v) for d, v in zip(photo["dice"], values)])
+
+
+def _cut_short_import(game_id: str, record: GameRecord) -> bool:
+    """An imported game is stored finished; found unfinished, an import was cut short."""
+    if "imported" not in record.meta:
+        return False
+    log.warning("game %s is half an import that was cut short; it is left as it is, not resumed", game_id)
+    return True
 
 
 def _public_event(event: Event) -> dict[str, Any]:

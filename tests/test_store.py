@@ -266,3 +266,60 @@ def test_an_imported_game_is_stored_finished_with_all_its_events(tmp_path):
         assert store.load(game_id).events == played.session.record.events
         assert store.final_slate(game_id) == json.loads(json.dumps(played.snapshot()["slate"]))
         assert store.unfinished() == []
+
+
+class PowerCutBeforeFinish(SqliteStore):
+    """The power goes after a game's last event is stored and before its end is."""
+
+    def finish(self, game_id, slate):
+        pass
+
+
+def _play_to_the_end(table: Table, players=("Ann", "Ben")) -> None:
+    table.start_game("toy", list(players), {"turns": 1})
+    table.press(0, "green")
+    table.press(1, "yellow")
+    table.offer_reading(["red"])
+    assert table.session.finished
+
+
+def test_a_game_over_but_not_yet_finished_in_the_store_is_finished_on_restart_not_resumed(tmp_path):
+    with PowerCutBeforeFinish(tmp_path / "games.sqlite3") as store:
+        table = Table(store)
+        _play_to_the_end(table)
+        final = table.snapshot()["slate"]
+    with SqliteStore.in_dir(tmp_path) as store:
+        again = Table(store)
+        assert not again.resume()
+        assert again.session is None and again.snapshot()["slate"] is None
+        assert store.unfinished() == []
+        assert store.final_slate("1") == final
+        [game] = store.list_games()
+        assert game["finished"] and game["winner"] == "Ann"
+
+
+def test_the_game_in_progress_resumes_and_an_older_game_left_over_is_finished(tmp_path):
+    with PowerCutBeforeFinish(tmp_path / "games.sqlite3") as store:
+        table = Table(store)
+        _play_to_the_end(table)
+        table.start_game("toy", ["Cy", "Di"])
+        table.press(0, "green")
+    with SqliteStore.in_dir(tmp_path) as store:
+        again = Table(store)
+        assert again.resume()
+        assert again.game_id == "2" and again.session.record.players == ("Cy", "Di")
+        assert [game_id for game_id, _ in store.unfinished()] == ["2"]
+        assert store.final_slate("1")["winner"] == "Ann"
+
+
+def test_half_an_import_left_by_an_older_companion_is_never_resumed(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        _play_some(table)
+        live_record = table.session.record
+        half = store.create(GameRecord("toy", ("Cy", "Di"), {"turns": 3}, meta={"imported": "2024-05-01T20:00:00Z"}))
+        store.append(half, 0, ChipCall(0, "green"))
+    with SqliteStore.in_dir(tmp_path) as store:
+        again = Table(store)
+        assert again.resume()
+        assert (again.game_id, again.session.record) == ("1", live_record)
