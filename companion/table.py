@@ -121,6 +121,7 @@ class Table:
         self._photo_limit = photo_limit
         self._reveal_photo: dict[str, Any] | None = None
         self._devices: dict[str, dict[str, str]] = {}
+        self._end_unsaved = False  # the current game is over, but the store has not taken its end yet
         self._publish()
 
     # --- life cycle -------------------------------------------------------------------
@@ -163,10 +164,13 @@ class Table:
         with self._lock:
             if self._session is not None and not self._session.finished:
                 raise IllegalAction("one game at a time", "a game is in progress; end it before starting another")
+            if self._end_unsaved:  # one more try; else a restart stores it (see resume)
+                self._end_stored(self._store_end(self._game_id, self._session))
             meta = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))}
             session = Session.new(game, players, options, meta)
             game_id = self.store.create(session.record)
             self._session, self._game_id = session, game_id
+            self._end_unsaved = False  # if the retry failed, the warning stays: the restart stores that end
             self._held, self._reveal_photo = None, None
             log.info("game %s started: %s for %s", game_id, session.game.title, ", ".join(session.record.players))
             self._publish()
@@ -246,9 +250,9 @@ class Table:
             raise
         log.info("game %s event %d: %s", self._game_id, index, json.dumps(_public_event(event)))
         if session.finished:
-            final = session.slate()
-            self.store.finish(self._game_id, final.to_json())
-            log.info("game %s finished; winner: %s", self._game_id, final.winner)
+            self._end_stored(self._store_end(self._game_id, session))
+        elif self._end_unsaved:  # an undo took the end back before the store had it
+            self._end_stored(True)
         if stored is not None:
             stored(index)
         self._publish()
@@ -257,16 +261,30 @@ class Table:
         """File a finished game's final slate; False (logged) when the store fails.
 
         The game's last event is stored by then, so nothing is lost when this fails: the
-        next start tries again (`resume` sees from the events that the game is over).
+        table goes on showing the game over, and the end is filed later, before the next
+        game starts or, after a restart, by `resume`, which sees from the events that the
+        game is over.
         """
         final = session.slate()
         try:
             self.store.finish(game_id, final.to_json())
         except Exception:
-            log.exception("could not store the end of game %s; it is stored on the next start", game_id)
+            log.exception("could not store the end of game %s; it is stored before the next game or on restart",
+                          game_id)
             return False
         log.info("game %s finished; winner: %s", game_id, final.winner)
         return True
+
+    def _end_stored(self, stored: bool) -> None:
+        """Whether the current game's end is in the store: a warning on the slate and host
+        panel while it is not (shown with the next publication)."""
+        if stored and self._end_unsaved:
+            self._devices["store"] = {"status": "ok", "message": ""}
+        elif not stored:
+            self._devices["store"] = {"status": "warning", "message": (
+                f"game {self._game_id} is over but the store did not take its end (see the log); "
+                "it is stored again before the next game starts and on restart")}
+        self._end_unsaved = not stored
 
     def _require(self) -> Session:
         if self._session is None:
