@@ -116,6 +116,9 @@ class SqliteStore:
                 f"the game database {self.path} was written by a newer companion (layout {row[0]}, this one "
                 f"reads up to {SCHEMA_VERSION}); upgrade the companion. The file was left untouched."
             )
+        missing = sorted({"games", "events"} - tables)
+        if missing:
+            raise CorruptStore(self._damaged(f"a table it needs is missing ({', '.join(missing)})"))
         self._check_integrity()
         self._configure()
 

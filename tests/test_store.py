@@ -323,3 +323,16 @@ def test_half_an_import_left_by_an_older_companion_is_never_resumed(tmp_path):
         again = Table(store)
         assert again.resume()
         assert (again.game_id, again.session.record) == ("1", live_record)
+
+
+def test_a_database_missing_its_events_table_is_refused_and_left_untouched(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        _play_some(Table(store))
+        store._db.execute("DROP TABLE events")
+        store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    path = tmp_path / "games.sqlite3"
+    digests = {p.name: _digest(p) for p in tmp_path.iterdir()}
+    with pytest.raises(CorruptStore, match=r"games\.sqlite3: a table it needs is missing \(events\).*left untouched"):
+        SqliteStore(path)
+    assert {p.name: _digest(p) for p in tmp_path.iterdir()} == digests
+
