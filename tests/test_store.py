@@ -336,3 +336,14 @@ def test_a_database_missing_its_events_table_is_refused_and_left_untouched(tmp_p
         SqliteStore(path)
     assert {p.name: _digest(p) for p in tmp_path.iterdir()} == digests
 
+
+def test_a_damaged_final_slate_leaves_its_game_listed_without_it(tmp_path, caplog):
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        _play_to_the_end(table)
+        _play_to_the_end(table, ("Cy", "Di"))
+        store._db.execute("UPDATE games SET final_slate = '{oops' WHERE id = 1")
+        games = store.list_games()
+        assert [(g["id"], g["finished"], g["slate"] is None) for g in games] == [("1", True, True), ("2", True, False)]
+        assert store.final_slate("1") is None
+        assert "final slate of game 1" in caplog.text and "damaged" in caplog.text
