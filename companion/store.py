@@ -116,6 +116,9 @@ class SqliteStore:
                 f"the game database {self.path} was written by a newer companion (layout {row[0]}, this one "
                 f"reads up to {SCHEMA_VERSION}); upgrade the companion. The file was left untouched."
             )
+        missing = sorted({"games", "events"} - tables)
+        if missing:
+            raise CorruptStore(self._damaged(f"a table it needs is missing ({', '.join(missing)})"))
         self._check_integrity()
         self._configure()
 
@@ -176,6 +179,26 @@ class SqliteStore:
                 self._insert_event(game_id, index, event)
         return str(game_id)
 
+    def create_finished(self, record: GameRecord, slate: Mapping[str, Any]) -> str:
+        """Store a whole game, its events and its final slate, in one transaction.
+
+        For an imported record: cut short (the process killed, the disk full), it leaves
+        either the finished game or nothing, never a half game that `unfinished` would
+        offer as the game in progress.
+        """
+        now = time.time()
+        with self._lock, self._transaction():
+            cursor = self._db.execute(
+                "INSERT INTO games (game, players, options, meta, record_version, created, final_slate, finished) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (record.game, _dump(list(record.players)), _dump(dict(record.options)), _dump(dict(record.meta)),
+                 RECORD_VERSION, now, _dump(dict(slate)), now),
+            )
+            game_id = cursor.lastrowid
+            for index, event in enumerate(record.events):
+                self._insert_event(game_id, index, event)
+        return str(game_id)
+
     def append(self, game_id: str, index: int, event: Event) -> None:
         """Store event `index` of a game; durable (fsynced) when this returns."""
         key = _key(game_id)
@@ -208,15 +231,15 @@ class SqliteStore:
         """One summary per game, oldest first, without reading any event."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, game, players, meta, final_slate, (SELECT count(*) FROM events e WHERE e.game_id = g.id) "
-                "FROM games g ORDER BY id"
+                "SELECT id, game, players, meta, final_slate, finished, "
+                "(SELECT count(*) FROM events e WHERE e.game_id = g.id) FROM games g ORDER BY id"
             ).fetchall()
         games = []
-        for game_id, game, players, meta, final, count in rows:
-            slate = json.loads(final) if final else None
+        for game_id, game, players, meta, final, finished, count in rows:
+            slate = self._final_slate(game_id, final)
             games.append({
                 "id": str(game_id), "game": game, "players": json.loads(players),
-                "started": json.loads(meta).get("started"), "events": count, "finished": slate is not None,
+                "started": json.loads(meta).get("started"), "events": count, "finished": finished is not None,
                 "winner": (slate or {}).get("winner"), "slate": slate,
             })
         return games
@@ -230,7 +253,7 @@ class SqliteStore:
             row = self._db.execute("SELECT final_slate FROM games WHERE id = ?", (_key(game_id),)).fetchone()
         if row is None:
             raise GameNotFound(f"there is no game {game_id} in {self.path}")
-        return json.loads(row[0]) if row[0] else None
+        return self._final_slate(game_id, row[0])
 
     def close(self) -> None:
         with self._lock:
@@ -259,6 +282,20 @@ class SqliteStore:
             })
         except (ValueError, BadRecord) as exc:
             raise BadRecord(f"game {key} in {self.path} cannot be read: {exc}") from None
+
+    def _final_slate(self, game_id: str | int, text: str | None) -> dict[str, Any] | None:
+        """A finished game's stored slate. A damaged one (not a JSON object) is None, with a
+        warning: its game is listed without it rather than breaking every history page."""
+        if not text:
+            return None
+        try:
+            slate = json.loads(text)
+        except ValueError:
+            slate = None
+        if not isinstance(slate, dict):
+            log.warning("the final slate of game %s in %s is damaged; the game is listed without it", game_id, self.path)
+            return None
+        return slate
 
     def _insert_event(self, key: int, index: int, event: Event) -> None:
         body = event.to_dict()

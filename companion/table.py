@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 
-from companion.rules import DiceObserved, Event, GameRecord, IllegalAction
+from companion.rules import DiceObserved, Event, GameRecord, IllegalAction, RulesError
 from companion.session import Session
 
 log = logging.getLogger("companion.table")
@@ -32,6 +32,7 @@ class Store(Protocol):
     """Where game records live. `append` must be durable when it returns."""
 
     def create(self, record: GameRecord) -> str: ...
+    def create_finished(self, record: GameRecord, slate: Mapping[str, Any]) -> str: ...
     def append(self, game_id: str, index: int, event: Event) -> None: ...
     def finish(self, game_id: str, slate: Mapping[str, Any]) -> None: ...
     def unfinished(self) -> list[tuple[str, GameRecord]]: ...
@@ -50,6 +51,11 @@ class MemoryStore:
     def create(self, record: GameRecord) -> str:
         game_id = str(next(self._ids))
         self._records[game_id] = record
+        return game_id
+
+    def create_finished(self, record: GameRecord, slate: Mapping[str, Any]) -> str:
+        game_id = self.create(record)
+        self._slates[game_id] = dict(slate)
         return game_id
 
     def append(self, game_id: str, index: int, event: Event) -> None:
@@ -116,20 +122,42 @@ class Table:
         self._photo_limit = photo_limit
         self._reveal_photo: dict[str, Any] | None = None
         self._devices: dict[str, dict[str, str]] = {}
+        self._end_unsaved = False  # the current game is over, but the store has not taken its end yet
         self._publish()
 
     # --- life cycle -------------------------------------------------------------------
 
     def resume(self) -> bool:
-        """Pick up the newest unfinished game from the store, exactly where it stopped."""
+        """Pick up the newest unfinished game from the store, exactly where it stopped.
+
+        A game the store holds unfinished although its events are over (the power went, or
+        the store failed, between its last event and its end) is finished in the store now,
+        with the slate it reached, and is history, not the game in progress. An unfinished
+        imported game is half an import from before imports were stored in one go: it is
+        left as it is, never taken for the game in progress. Raises BadRecord (or
+        UnknownGame) when the newest unfinished game does not replay.
+        """
         with self._lock:
-            pending = self.store.unfinished()
-            if not pending:
+            pending = [(game_id, record) for game_id, record in self.store.unfinished()
+                       if not _cut_short_import(game_id, record)]
+            current: tuple[str, Session] | None = None
+            for n, (game_id, record) in enumerate(pending):
+                try:
+                    session = Session(record)
+                except RulesError as exc:
+                    if n == len(pending) - 1:
+                        raise
+                    log.warning("unfinished game %s does not replay and was left as it is: %s", game_id, exc)
+                    continue
+                if session.finished:
+                    self._store_end(game_id, session)
+                else:
+                    current = game_id, session
+            if current is None:
                 return False
-            game_id, record = pending[-1]
-            self._session = Session(record)
-            self._game_id = game_id
-            log.info("resumed game %s (%s, %d events)", game_id, record.game, len(record.events))
+            self._game_id, self._session = current
+            log.info("resumed game %s (%s, %d events)", self._game_id, self._session.game.name,
+                     len(self._session.record.events))
             self._publish()
             return True
 
@@ -137,10 +165,13 @@ class Table:
         with self._lock:
             if self._session is not None and not self._session.finished:
                 raise IllegalAction("one game at a time", "a game is in progress; end it before starting another")
+            if self._end_unsaved:  # one more try; else a restart stores it (see resume)
+                self._end_stored(self._store_end(self._game_id, self._session))
             meta = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))}
             session = Session.new(game, players, options, meta)
             game_id = self.store.create(session.record)
             self._session, self._game_id = session, game_id
+            self._end_unsaved = False  # if the retry failed, the warning stays: the restart stores that end
             self._held, self._reveal_photo = None, None
             log.info("game %s started: %s for %s", game_id, session.game.title, ", ".join(session.record.players))
             self._publish()
@@ -151,18 +182,17 @@ class Table:
 
         Raises BadRecord (or UnknownGame) and stores nothing when it does not replay.
         The game is filed as finished with the slate it reached (an unfinished record
-        is history, never resumed), and meta["imported"] says when it came in.
+        is history, never resumed), and meta["imported"] says when it came in. It is
+        stored in one go: an import cut short leaves nothing, never a half game that a
+        restart would take for the game in progress.
         """
         session = Session(record)
         with self._lock:
             meta = dict(record.meta)
             meta["imported"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))
-            header = GameRecord(game=session.game.name, players=tuple(record.players),
-                                options=dict(record.options), meta=meta)
-            game_id = self.store.create(header)
-            for index, event in enumerate(record.events):
-                self.store.append(game_id, index, event)
-            self.store.finish(game_id, session.slate().to_json())
+            filed = GameRecord(game=session.game.name, players=tuple(record.players),
+                               options=dict(record.options), events=tuple(record.events), meta=meta)
+            game_id = self.store.create_finished(filed, session.slate().to_json())
             log.info("game %s imported: %s for %s, %d events", game_id, session.game.title,
                      ", ".join(record.players), len(record.events))
             return game_id
@@ -221,12 +251,41 @@ class Table:
             raise
         log.info("game %s event %d: %s", self._game_id, index, json.dumps(_public_event(event)))
         if session.finished:
-            final = session.slate()
-            self.store.finish(self._game_id, final.to_json())
-            log.info("game %s finished; winner: %s", self._game_id, final.winner)
+            self._end_stored(self._store_end(self._game_id, session))
+        elif self._end_unsaved:  # an undo took the end back before the store had it
+            self._end_stored(True)
         if stored is not None:
             stored(index)
         self._publish()
+
+    def _store_end(self, game_id: str, session: Session) -> bool:
+        """File a finished game's final slate; False (logged) when the store fails.
+
+        The game's last event is stored by then, so nothing is lost when this fails: the
+        table goes on showing the game over, and the end is filed later, before the next
+        game starts or, after a restart, by `resume`, which sees from the events that the
+        game is over.
+        """
+        final = session.slate()
+        try:
+            self.store.finish(game_id, final.to_json())
+        except Exception:
+            log.exception("could not store the end of game %s; it is stored before the next game or on restart",
+                          game_id)
+            return False
+        log.info("game %s finished; winner: %s", game_id, final.winner)
+        return True
+
+    def _end_stored(self, stored: bool) -> None:
+        """Whether the current game's end is in the store: a warning on the slate and host
+        panel while it is not (shown with the next publication)."""
+        if stored and self._end_unsaved:
+            self._devices["store"] = {"status": "ok", "message": ""}
+        elif not stored:
+            self._devices["store"] = {"status": "warning", "message": (
+                f"game {self._game_id} is over but the store did not take its end (see the log); "
+                "it is stored again before the next game starts and on restart")}
+        self._end_unsaved = not stored
 
     def _require(self) -> Session:
         if self._session is None:
@@ -461,6 +520,14 @@ class Table:
         if len(values) != len(photo["dice"]):
             return photo
         return dict(photo, dice=[dict(d, value=v) for d, v in zip(photo["dice"], values)])
+
+
+def _cut_short_import(game_id: str, record: GameRecord) -> bool:
+    """An imported game is stored finished; found unfinished, an import was cut short."""
+    if "imported" not in record.meta:
+        return False
+    log.warning("game %s is half an import that was cut short; it is left as it is, not resumed", game_id)
+    return True
 
 
 def _public_event(event: Event) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -85,6 +86,37 @@ def test_replay_of_a_broken_file_exits_2_without_a_traceback(tmp_path):
     missing = subprocess.run([sys.executable, "-m", "companion", "replay", str(tmp_path / "none.json")],
                              capture_output=True, text=True)
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def _hand_edited(tmp_path, edit):
+    record = tmp_path / "r.json"
+    main(["simulate", "tregald", "--players", "3", "--seed", "5", "--record", str(record)])
+    record.write_text(edit(record.read_text()), encoding="utf-8")
+    return record
+
+
+@pytest.mark.parametrize("edit, says", [
+    (lambda text: text.replace('"version": 1', '"version": ' + "9" * 5000, 1), "digits"),
+    (lambda text: text.replace('"events": [', '"events": [' + "[" * 5000 + "]" * 5000 + ",", 1), "nested too deeply"),
+], ids=["a 5000-digit number", "arrays nested 5000 deep"])
+def test_replay_of_a_record_the_json_reader_gives_up_on_exits_2_without_a_traceback(tmp_path, capsys, edit, says):
+    record = _hand_edited(tmp_path, edit)
+    capsys.readouterr()
+    for extra in ([], ["--json"]):
+        result = subprocess.run([sys.executable, "-m", "companion", "replay", str(record), *extra],
+                                capture_output=True, text=True)
+        assert result.returncode == 2
+        assert "Traceback" not in result.stderr
+        assert f"{record}: not a readable game record" in result.stderr and says in result.stderr
+
+
+def test_replay_prints_a_name_the_console_cannot_encode_as_its_escape(tmp_path, capsys):
+    record = _hand_edited(tmp_path, lambda text: text.replace(json.dumps(json.loads(text)["players"][0]), '"\\ud800nn"', 1))
+    capsys.readouterr()
+    result = subprocess.run([sys.executable, "-m", "companion", "replay", str(record)],
+                            capture_output=True, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert result.returncode == 0, result.stderr.decode()
+    assert b"\\ud800nn" in result.stdout
 
 
 def test_every_listed_command_exists_and_answers_help():

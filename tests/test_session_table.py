@@ -211,3 +211,60 @@ def test_a_hosts_fix_filled_before_a_new_reading_came_in_is_refused():
     assert [e.values for e in table.session.record.events] == [(6, 2)]  # nothing given to Ben
     table.confirm_reading([5, 1], readings=1)  # filled against the state as it is
     assert [e.values for e in table.session.record.events] == [(6, 2), (5, 1)]
+
+
+class EndNotStored(MemoryStore):
+    """A store whose `finish` fails (disk full) while `fail` is set."""
+
+    fail = True
+
+    def finish(self, game_id, slate):
+        if self.fail:
+            raise OSError("disk full")
+        super().finish(game_id, slate)
+
+
+def _last_turn(table):
+    table.start_game("toy", ["Ann", "Ben"], {"turns": 1})
+    table.press(0, "green")
+    table.press(1, "yellow")
+
+
+def test_a_game_whose_end_the_store_refuses_is_still_over_on_the_slate_with_a_warning():
+    store = EndNotStored()
+    table = Table(store)
+    _last_turn(table)
+    seq = table.seq
+    assert table.offer_reading(["red"]) == "applied"  # the event itself is stored: no error
+    snapshot = table.snapshot()
+    assert snapshot["seq"] > seq
+    assert snapshot["slate"]["finished"] and snapshot["slate"]["winner"] == "Ann"
+    assert snapshot["devices"]["store"]["status"] == "warning"
+    assert len(store.load(table.game_id).events) == 3
+    with pytest.raises(IllegalAction, match="already over"):
+        table.end_game()
+
+
+def test_the_end_the_store_refused_is_stored_before_the_next_game_starts():
+    store = EndNotStored()
+    table = Table(store)
+    _last_turn(table)
+    table.offer_reading(["red"])
+    store.fail = False
+    table.start_game("toy", ["Cy", "Di"])
+    assert store.unfinished() == [("2", store.load("2"))]
+    assert store.list_games()[0]["winner"] == "Ann"
+    assert table.snapshot()["devices"]["store"]["status"] == "ok"
+
+
+def test_an_end_the_store_keeps_refusing_is_stored_on_restart():
+    store = EndNotStored()
+    table = Table(store)
+    _last_turn(table)
+    table.offer_reading(["red"])
+    table.start_game("toy", ["Cy", "Di"])  # the store still refuses; the new game starts anyway
+    assert table.snapshot()["devices"]["store"]["status"] == "warning"
+    store.fail = False
+    again = Table(store)
+    assert again.resume() and again.game_id == "2"
+    assert [game_id for game_id, _ in store.unfinished()] == ["2"]

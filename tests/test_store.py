@@ -219,3 +219,131 @@ def test_a_record_stored_is_exported_as_the_same_json(tmp_path):
         _play_some(table)
         live = table.session.record.to_dict()
         assert json.loads(store.load(table.game_id).to_json()) == live
+
+
+class DiskFillsUp(SqliteStore):
+    """The disk fills up after `room` more events have been written."""
+
+    room = 1_000_000
+
+    def _insert_event(self, key, index, event):
+        if self.room <= 0:
+            raise sqlite3.OperationalError("database or disk is full")
+        self.room -= 1
+        super()._insert_event(key, index, event)
+
+
+def test_a_history_import_cut_short_stores_nothing_and_the_game_in_progress_resumes(tmp_path):
+    """Half an import must not be left unfinished: a restart would resume it as the live game."""
+    finished = Table()
+    finished.start_game("toy", ["Cy", "Di"], {"turns": 3})
+    for _ in range(3):
+        finished.press(0, "green")
+        finished.press(1, "yellow")
+        finished.offer_reading(["red"])
+    with DiskFillsUp(tmp_path / "games.sqlite3") as store:
+        table = Table(store)
+        _play_some(table)
+        live_id, live_record = table.game_id, table.session.record
+        store.room = 4  # the import's fifth event finds the disk full
+        with pytest.raises(sqlite3.OperationalError):
+            table.import_record(finished.session.record)
+        assert [g["id"] for g in store.list_games()] == [live_id]
+    with SqliteStore.in_dir(tmp_path) as store:
+        again = Table(store)
+        assert again.resume()
+        assert (again.game_id, again.session.record) == (live_id, live_record)
+
+
+def test_an_imported_game_is_stored_finished_with_all_its_events(tmp_path):
+    played = Table()
+    played.start_game("toy", ["Cy", "Di"], {"turns": 1})
+    played.press(0, "green")
+    played.press(1, "yellow")
+    played.offer_reading(["red"])
+    with SqliteStore.in_dir(tmp_path) as store:
+        game_id = Table(store).import_record(played.session.record)
+        assert store.load(game_id).events == played.session.record.events
+        assert store.final_slate(game_id) == json.loads(json.dumps(played.snapshot()["slate"]))
+        assert store.unfinished() == []
+
+
+class PowerCutBeforeFinish(SqliteStore):
+    """The power goes after a game's last event is stored and before its end is."""
+
+    def finish(self, game_id, slate):
+        pass
+
+
+def _play_to_the_end(table: Table, players=("Ann", "Ben")) -> None:
+    table.start_game("toy", list(players), {"turns": 1})
+    table.press(0, "green")
+    table.press(1, "yellow")
+    table.offer_reading(["red"])
+    assert table.session.finished
+
+
+def test_a_game_over_but_not_yet_finished_in_the_store_is_finished_on_restart_not_resumed(tmp_path):
+    with PowerCutBeforeFinish(tmp_path / "games.sqlite3") as store:
+        table = Table(store)
+        _play_to_the_end(table)
+        final = table.snapshot()["slate"]
+    with SqliteStore.in_dir(tmp_path) as store:
+        again = Table(store)
+        assert not again.resume()
+        assert again.session is None and again.snapshot()["slate"] is None
+        assert store.unfinished() == []
+        assert store.final_slate("1") == final
+        [game] = store.list_games()
+        assert game["finished"] and game["winner"] == "Ann"
+
+
+def test_the_game_in_progress_resumes_and_an_older_game_left_over_is_finished(tmp_path):
+    with PowerCutBeforeFinish(tmp_path / "games.sqlite3") as store:
+        table = Table(store)
+        _play_to_the_end(table)
+        table.start_game("toy", ["Cy", "Di"])
+        table.press(0, "green")
+    with SqliteStore.in_dir(tmp_path) as store:
+        again = Table(store)
+        assert again.resume()
+        assert again.game_id == "2" and again.session.record.players == ("Cy", "Di")
+        assert [game_id for game_id, _ in store.unfinished()] == ["2"]
+        assert store.final_slate("1")["winner"] == "Ann"
+
+
+def test_half_an_import_left_by_an_older_companion_is_never_resumed(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        _play_some(table)
+        live_record = table.session.record
+        half = store.create(GameRecord("toy", ("Cy", "Di"), {"turns": 3}, meta={"imported": "2024-05-01T20:00:00Z"}))
+        store.append(half, 0, ChipCall(0, "green"))
+    with SqliteStore.in_dir(tmp_path) as store:
+        again = Table(store)
+        assert again.resume()
+        assert (again.game_id, again.session.record) == ("1", live_record)
+
+
+def test_a_database_missing_its_events_table_is_refused_and_left_untouched(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        _play_some(Table(store))
+        store._db.execute("DROP TABLE events")
+        store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    path = tmp_path / "games.sqlite3"
+    digests = {p.name: _digest(p) for p in tmp_path.iterdir()}
+    with pytest.raises(CorruptStore, match=r"games\.sqlite3: a table it needs is missing \(events\).*left untouched"):
+        SqliteStore(path)
+    assert {p.name: _digest(p) for p in tmp_path.iterdir()} == digests
+
+
+def test_a_damaged_final_slate_leaves_its_game_listed_without_it(tmp_path, caplog):
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        _play_to_the_end(table)
+        _play_to_the_end(table, ("Cy", "Di"))
+        store._db.execute("UPDATE games SET final_slate = '{oops' WHERE id = 1")
+        games = store.list_games()
+        assert [(g["id"], g["finished"], g["slate"] is None) for g in games] == [("1", True, True), ("2", True, False)]
+        assert store.final_slate("1") is None
+        assert "final slate of game 1" in caplog.text and "damaged" in caplog.text

@@ -211,3 +211,20 @@ def test_a_browser_gets_an_error_page_not_json():
     response = app.test_client().get("/games/404", headers={"Accept": "text/html"})
     assert response.status_code == 404 and response.mimetype == "text/html"
     assert "there is no game &#39;404&#39;" in response.get_data(as_text=True)
+
+
+def test_a_game_whose_stored_final_slate_is_damaged_does_not_break_the_history_pages(tmp_path):
+    from companion.store import SqliteStore
+    from companion.table import Table
+
+    with SqliteStore.in_dir(tmp_path) as store:
+        app, table = make_app(Table(store))
+        finished_tregald(table)
+        finished_tregald(table, ("Cy", "Di"))
+        store._db.execute("UPDATE games SET final_slate = '{oops' WHERE id = 1")
+        client = app.test_client()
+        for path in ("/api/games", "/games", "/stats", "/games/1", "/api/games/1"):
+            assert client.get(path).status_code == 200, path
+        games = client.get("/api/games").get_json()["games"]
+        assert {g["id"]: g["finished"] for g in games} == {"1": True, "2": True}
+        assert "Cy" in client.get("/stats").get_data(as_text=True)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from companion.cli.slate_text import render
-from companion.rules import BadRecord, GameRecord, RulesError, get_game, replay
+from companion.rules import GameRecord, RulesError, get_game, replay
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,11 +25,21 @@ def run(args: argparse.Namespace) -> int:
     try:
         record = GameRecord.from_json(text)
         slate = get_game(record.game).slate(replay(record))
-    except BadRecord as exc:
+    except RulesError as exc:  # BadRecord, UnknownGame, IllegalAction
         print(f"companion replay: {args.record}: {exc}", file=sys.stderr)
         return 2
-    except RulesError as exc:
-        print(f"companion replay: {args.record}: {exc}", file=sys.stderr)
+    except RecursionError:  # JSON the reader gives up on: arrays nested thousands deep
+        print(f"companion replay: {args.record}: not a readable game record (it is nested too deeply)", file=sys.stderr)
         return 2
-    print(json.dumps(slate.to_json()) if args.json else render(slate))
+    except ValueError as exc:  # ... or a number of thousands of digits
+        print(f"companion replay: {args.record}: not a readable game record ({exc})", file=sys.stderr)
+        return 2
+    _print(json.dumps(slate.to_json()) if args.json else render(slate))
     return 0
+
+
+def _print(text: str) -> None:
+    """Print what the console can show: a character it cannot encode (a lone surrogate in
+    a hand-edited player name) is printed as its escape, not a traceback."""
+    encoding = sys.stdout.encoding or "utf-8"
+    print(text.encode(encoding, errors="backslashreplace").decode(encoding))
