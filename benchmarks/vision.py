@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/vision.py [--sets byler,matteop,rendered] [--split all|heldout|train]
                                           [--kinds pip,chance,spike-A] [--details FILE.jsonl] [--speed N]
                                           [--shift warm,cool,dark,bright,blur,noisy,grainy,small,big,
-                                                   turned,flicker,close]
+                                                   turned,shadow,pool,flicker,close]
                                           [--still-frames N]
 
 Per set (rendered split by kind): images read exactly right and unflagged, silent errors
@@ -19,7 +19,8 @@ as they show (each checked by eye); --raw-labels scores against the manifests as
 
 --shift reads every image again as another camera or light might show it (SHIFTS: a
 colour cast, under- or over-exposure, blur, noise with strong JPEG, a smaller or larger
-view, a quarter turn, flicker bands, a camera of three times the pixels) and reports each
+view, a quarter turn, a shadow or a lamp's pool of light over part of the table, flicker
+bands, a camera of three times the pixels) and reports each
 as its own row: the sets were taken with few cameras, and
 the reader will meet others, so this is where silent errors show first.
 
@@ -109,6 +110,24 @@ def _close(im, seed=0):
     return _grainy(big, seed)
 
 
+def _shadow(im):
+    """A shadow over the left of the table (a player leaning in, a lamp to one side): 45% of
+    the light there, with an edge as soft as 3% of the picture's width."""
+    x = np.arange(im.shape[1], dtype=np.float32) / im.shape[1]
+    gain = 0.45 + 0.55 / (1 + np.exp(-(x - 0.45) / 0.03))
+    return np.clip(im * gain[None, :, None], 0, 255).astype(np.uint8)
+
+
+def _pool(im):
+    """A lamp's pool of light on a dim table: 130% of the light at its middle (a third of the
+    way across, two fifths down), 55% far from it."""
+    h, w = im.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    r2 = ((xx - 0.3 * w) ** 2 + (yy - 0.4 * h) ** 2) / (0.25 * max(h, w)) ** 2
+    gain = 0.55 + 0.75 * np.exp(-r2)
+    return np.clip(im * gain[:, :, None], 0, 255).astype(np.uint8)
+
+
 def _flicker(im, phase=None):
     """Lamps flickering with the mains through a rolling shutter: bands of +-15% across the
     rows, three to a picture (where they fall depends on the picture's size, or `phase`)."""
@@ -129,6 +148,8 @@ SHIFTS = {
     "small": lambda im: cv2.resize(im, None, fx=0.6, fy=0.6, interpolation=cv2.INTER_AREA),  # camera higher
     "big": lambda im: cv2.resize(im, None, fx=1.6, fy=1.6, interpolation=cv2.INTER_LINEAR),  # camera lower
     "turned": lambda im: np.ascontiguousarray(np.rot90(im)),
+    "shadow": _shadow,
+    "pool": _pool,
     "close": _close,
     "flicker": _flicker,
 }
