@@ -221,6 +221,16 @@ class SqliteStore:
             if not changed:
                 raise GameNotFound(f"there is no game {game_id} in {self.path}")
 
+    def reopen(self, game_id: str) -> None:
+        """The game is in play again (an undo took back its last event): no longer finished,
+        so a restart resumes it."""
+        key = _key(game_id)
+        with self._lock, self._transaction():
+            changed = self._db.execute(
+                "UPDATE games SET final_slate = NULL, finished = NULL WHERE id = ?", (key,)).rowcount
+            if not changed:
+                raise GameNotFound(f"there is no game {game_id} in {self.path}")
+
     def unfinished(self) -> list[tuple[str, GameRecord]]:
         """Games without a final slate, oldest first (the table resumes the last one)."""
         with self._lock:

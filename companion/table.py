@@ -35,6 +35,7 @@ class Store(Protocol):
     def create_finished(self, record: GameRecord, slate: Mapping[str, Any]) -> str: ...
     def append(self, game_id: str, index: int, event: Event) -> None: ...
     def finish(self, game_id: str, slate: Mapping[str, Any]) -> None: ...
+    def reopen(self, game_id: str) -> None: ...
     def unfinished(self) -> list[tuple[str, GameRecord]]: ...
     def list_games(self) -> list[dict[str, Any]]: ...
     def load(self, game_id: str) -> GameRecord: ...
@@ -66,6 +67,9 @@ class MemoryStore:
 
     def finish(self, game_id: str, slate: Mapping[str, Any]) -> None:
         self._slates[game_id] = dict(slate)
+
+    def reopen(self, game_id: str) -> None:
+        self._slates.pop(game_id, None)
 
     def unfinished(self) -> list[tuple[str, GameRecord]]:
         return [(i, r) for i, r in self._records.items() if i not in self._slates]
@@ -241,13 +245,22 @@ class Table:
         """
         session = self._require()
         before = (session._record, session._state)  # restore if the store fails
+        was_over = session.finished
         event = change()
         index = len(session.record.events) - 1
+        # An undo that takes back a game's end puts it in play again: the store is told
+        # first, so a restart resumes it. Cut off between the two, the store holds the game
+        # unfinished with its events over, which resume() finishes again: as before the undo.
+        reopened = was_over and not session.finished and not self._end_unsaved
         try:
+            if reopened:
+                self.store.reopen(self._game_id)
             self.store.append(self._game_id, index, event)
         except Exception:
             session._record, session._state = before
             log.exception("could not store event %d of game %s; it was not applied", index, self._game_id)
+            if reopened:  # the game is over again: its end back in the store, or stored later
+                self._end_stored(self._store_end(self._game_id, session))
             raise
         log.info("game %s event %d: %s", self._game_id, index, json.dumps(_public_event(event)))
         if session.finished:

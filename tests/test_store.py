@@ -298,6 +298,41 @@ def test_a_game_over_but_not_yet_finished_in_the_store_is_finished_on_restart_no
         assert game["finished"] and game["winner"] == "Ann"
 
 
+def test_an_undo_that_takes_back_a_games_end_puts_it_in_play_again_across_a_restart(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        _play_to_the_end(table)
+        assert store.unfinished() == []
+        table.undo()  # the last reading was wrong: the host takes it back
+        assert not table.session.finished
+        assert [game_id for game_id, _ in store.unfinished()] == ["1"]
+        assert not store.list_games()[0]["finished"]
+    with SqliteStore.in_dir(tmp_path) as store:
+        again = Table(store)
+        assert again.resume() and again.game_id == "1" and not again.session.finished
+        again.offer_reading(["red"])  # read again
+        assert again.session.finished and store.unfinished() == []
+        assert store.final_slate("1")["winner"] == "Ann"
+
+
+class ReopenFails(SqliteStore):
+    def reopen(self, game_id):
+        raise OSError("disk I/O error")
+
+
+def test_an_undo_of_a_games_end_the_store_cannot_take_is_refused_and_the_game_stays_over(tmp_path):
+    with ReopenFails(tmp_path / "games.sqlite3") as store:
+        table = Table(store)
+        _play_to_the_end(table)
+        events = len(table.session.record.events)
+        with pytest.raises(OSError):
+            table.undo()
+        assert table.session.finished and len(table.session.record.events) == events
+        assert store.unfinished() == [] and store.final_slate("1")["winner"] == "Ann"
+    with SqliteStore.in_dir(tmp_path) as store:
+        assert not Table(store).resume()
+
+
 def test_the_game_in_progress_resumes_and_an_older_game_left_over_is_finished(tmp_path):
     with PowerCutBeforeFinish(tmp_path / "games.sqlite3") as store:
         table = Table(store)
