@@ -157,3 +157,12 @@ def test_an_amend_of_a_call_is_secret_until_the_reveal():
     amend = Amend(target=0, event=ChipCall(0, "yellow"))
     assert amend.secret and not Amend(target=0, event=DiceObserved(("red",))).secret
     assert "yellow" not in json.dumps(amend.redacted())
+
+
+def test_amends_nested_hundreds_deep_are_a_bad_record_not_a_crash():
+    event: dict = {"kind": "chip_call", "seat": 1, "chip": "green"}
+    for _ in range(900):  # JSON reads this deep; building the events from it would not
+        event = {"kind": "amend", "target": 0, "event": event}
+    text = json.dumps({"version": 1, "game": "tregald", "players": ["Ann", "Ben"], "events": [event]})
+    with pytest.raises(BadRecord, match="nested too deeply"):
+        GameRecord.from_json(text)

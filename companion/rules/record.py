@@ -82,7 +82,10 @@ class GameRecord:
         raw_events = data.get("events", [])
         if not isinstance(raw_events, list):
             raise BadRecord("events must be a list", field="events")
-        events = tuple(from_dict(e, index=i) for i, e in enumerate(raw_events))
+        try:
+            events = tuple(from_dict(e, index=i) for i, e in enumerate(raw_events))
+        except RecursionError:  # an amend of an amend of ... hundreds deep, which JSON allows
+            raise BadRecord("not a readable record: an event is nested too deeply") from None
         return cls(game=game, players=tuple(players), options=options, events=events, meta=meta)
 
     @classmethod
