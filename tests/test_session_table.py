@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from companion.rules import ChipCall, DiceObserved, IllegalAction
+from companion.rules import ChipCall, Declaration, DiceObserved, IllegalAction
 from companion.session import Session
 from companion.table import MemoryStore, NoGame, Table
 
@@ -105,6 +105,30 @@ def test_a_flagged_reading_is_held_even_when_it_would_fit():
     table.press(1, "green")
     assert table.offer_reading(["red"], flagged=True, reason="a hand over the dice") == "held"
     assert table.session.state.turns == 0
+
+
+def test_calls_close_once_the_camera_has_seen_the_dice_even_when_the_reading_waits_for_the_host():
+    table = Table()
+    table.start_game("tregald", ["Ann", "Ben", "Cara"])
+    table.submit(Declaration(0, 3, "red"))
+    assert table.press(1, "green") and table.press(2, "green")
+    assert table.press(1, "yellow")  # a change of mind while the cup is on counts
+    record = table.session.record
+    assert table.offer_reading(["red", "blue", "blue", "blue", "red"], flagged=True, reason="a hand?") == "held"
+    assert not table.press(2, "yellow")  # the dice are out: too late to change a call
+    assert table.session.record == record
+    table.confirm_reading(["red", "blue", "blue", "blue", "red"])
+    assert table.session.record.events[-1].values == ("red", "blue", "blue", "blue", "red")
+    assert [e.chip for e in table.session.record.events if isinstance(e, ChipCall)] == ["green", "green", "yellow"]
+
+
+def test_a_reading_that_found_no_dice_leaves_the_calls_open():
+    table = Table()
+    table.start_game("tregald", ["Ann", "Ben", "Cara"])
+    table.submit(Declaration(0, 3, "red"))
+    assert table.press(1, "green") and table.press(2, "green")
+    assert table.offer_reading([], flagged=True, reason="no dice found: is the cup still over them?") == "held"
+    assert table.press(2, "yellow")  # the cup may still be on
 
 
 def test_a_reading_nobody_expects_is_ignored():
