@@ -309,7 +309,7 @@ class SqliteStore:
 
     def _insert_event(self, key: int, index: int, event: Event) -> None:
         body = event.to_dict()
-        from_dict(body, index=index)  # never store what cannot be read back
+        from_dict(body, index=index, hidden_ok=True)  # never store what cannot be read back (as its record reads it)
         self._db.execute("INSERT INTO events (game_id, idx, body) VALUES (?, ?, ?)", (key, index, _dump(body)))
 
     def _transaction(self) -> "_Transaction":

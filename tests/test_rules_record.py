@@ -166,3 +166,47 @@ def test_amends_nested_hundreds_deep_are_a_bad_record_not_a_crash():
     text = json.dumps({"version": 1, "game": "tregald", "players": ["Ann", "Ben"], "events": [event]})
     with pytest.raises(BadRecord, match="nested too deeply"):
         GameRecord.from_json(text)
+
+
+def _public_export_replays_to_the_same_slate(events):
+    from companion.rules import get_game, replay
+
+    record = GameRecord(game="tregald", players=("Ann", "Ben", "Cara"), options={"rounds": 1}, events=tuple(events))
+    public = json.dumps(record.to_dict(public=True))
+    assert '"hidden"' in public  # the export hides a call no reveal counted
+    again = GameRecord.from_json(public)
+    game = get_game("tregald")
+    assert game.slate(replay(again)).to_json() == game.slate(replay(record)).to_json()
+    return again
+
+
+def test_a_public_export_with_a_call_taken_back_before_the_reveal_replays():
+    from companion.rules import ChipCall, Declaration, DiceObserved, Undo
+
+    again = _public_export_replays_to_the_same_slate([
+        Declaration(0, 3, "red"), ChipCall(1, "yellow"), Undo(), ChipCall(1, "green"), ChipCall(2, "green"),
+        DiceObserved(("red", "red", "red", "blue", "blue")),
+    ])
+    assert again.events[1].chip == "hidden" and again.events[3].chip == "green"
+
+
+def test_a_public_export_of_a_game_ended_with_calls_pending_replays():
+    from companion.rules import ChipCall, Declaration, EndGame
+
+    _public_export_replays_to_the_same_slate([Declaration(0, 3, "red"), ChipCall(1, "yellow"), EndGame("time to go")])
+
+
+def test_a_hidden_call_that_a_reveal_would_count_is_refused():
+    text = json.dumps({"version": 1, "game": "tregald", "players": ["Ann", "Ben", "Cara"], "events": [
+        {"kind": "declaration", "seat": 0, "count": 3, "face": "red"},
+        {"kind": "chip_call", "seat": 1, "chip": "hidden"},
+        {"kind": "chip_call", "seat": 2, "chip": "green"},
+        {"kind": "dice", "values": ["red", "red", "red", "blue", "blue"]},
+    ]})
+    with pytest.raises(BadRecord, match="hidden call is counted"):
+        GameRecord.from_json(text)
+
+
+def test_the_host_cannot_type_in_a_hidden_call():
+    with pytest.raises(BadRecord):
+        from_dict({"kind": "chip_call", "seat": 1, "chip": "hidden"})

@@ -52,7 +52,7 @@ class Event:
         """The public form of a secret event: who acted, not what they chose."""
         out = self.to_dict()
         for name in getattr(self, "hidden_fields", ()):
-            out[name] = "hidden"
+            out[name] = HIDDEN
         return out
 
 
@@ -68,8 +68,16 @@ def kinds() -> dict[str, type[Event]]:
     return dict(_KINDS)
 
 
-def from_dict(data: Any, *, index: int | None = None) -> Event:
-    """Build an event from its record form, or raise BadRecord naming the field."""
+#: What a public export writes in place of a secret field not revealed (Event.redacted).
+HIDDEN = "hidden"
+
+
+def from_dict(data: Any, *, index: int | None = None, hidden_ok: bool = False) -> Event:
+    """Build an event from its record form, or raise BadRecord naming the field.
+
+    `hidden_ok`: a secret field may read HIDDEN, as a public export writes a call that no
+    reveal uncovered (GameRecord.from_dict checks that none is ever counted). An event
+    typed in by the host never may."""
     if not isinstance(data, dict):
         raise BadRecord(f"an event must be a JSON object, got {type(data).__name__}", index=index)
     kind = data.get("kind")
@@ -87,7 +95,10 @@ def from_dict(data: Any, *, index: int | None = None) -> Event:
             if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
                 continue
             raise BadRecord("missing", index=index, field=f.name)
-        values[f.name] = _coerce(data[f.name], hints[f.name], index=index, field=f.name)
+        if hidden_ok and cls.secret and f.name in getattr(cls, "hidden_fields", ()) and data[f.name] == HIDDEN:
+            values[f.name] = HIDDEN
+            continue
+        values[f.name] = _coerce(data[f.name], hints[f.name], index=index, field=f.name, hidden_ok=hidden_ok)
     extra = set(data) - names - {"kind", "at", "note"}
     if extra:
         raise BadRecord(f"unexpected field for {kind!r}", index=index, field=sorted(extra)[0])
@@ -97,7 +108,7 @@ def from_dict(data: Any, *, index: int | None = None) -> Event:
         raise BadRecord(str(exc), index=index) from None
 
 
-def _coerce(value: Any, hint: Any, *, index: int | None, field: str) -> Any:
+def _coerce(value: Any, hint: Any, *, index: int | None, field: str, hidden_ok: bool = False) -> Any:
     """Check `value` against a simple type hint; lists become tuples."""
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
@@ -132,7 +143,7 @@ def _coerce(value: Any, hint: Any, *, index: int | None, field: str) -> Any:
             if len(args) == len(value):
                 return tuple(_coerce(v, a, index=index, field=field) for v, a in zip(value, args))
     elif isinstance(hint, type) and issubclass(hint, Event):
-        return from_dict(value, index=index)
+        return from_dict(value, index=index, hidden_ok=hidden_ok)
     raise BadRecord(f"expected {_name(hint)}, got {value!r}", index=index, field=field)
 
 

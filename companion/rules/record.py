@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from companion.rules.errors import BadRecord, IllegalAction, UnknownGame
-from companion.rules.events import Amend, EndGame, Event, Undo, from_dict
+from companion.rules.events import HIDDEN, Amend, EndGame, Event, Undo, from_dict
 from companion.rules.game import Game, GameState
 from companion.rules.registry import get_game
 
@@ -83,9 +83,10 @@ class GameRecord:
         if not isinstance(raw_events, list):
             raise BadRecord("events must be a list", field="events")
         try:
-            events = tuple(from_dict(e, index=i) for i, e in enumerate(raw_events))
+            events = tuple(from_dict(e, index=i, hidden_ok=True) for i, e in enumerate(raw_events))
         except RecursionError:  # an amend of an amend of ... hundreds deep, which JSON allows
             raise BadRecord("not a readable record: an event is nested too deeply") from None
+        _check_hidden(events)
         return cls(game=game, players=tuple(players), options=options, events=events, meta=meta)
 
     @classmethod
@@ -164,6 +165,25 @@ def pending_secrets(events: Sequence[Event]) -> set[int]:
         elif index not in in_force:
             pending.add(index)
     return pending
+
+
+def _hidden(ev: Event) -> bool:
+    """Whether the event (or the one an amend puts in) carries a secret a public export hid."""
+    if isinstance(ev, Amend):
+        return _hidden(ev.event)
+    return ev.secret and any(getattr(ev, name) == HIDDEN for name in ev.hidden_fields)
+
+
+def _check_hidden(events: Sequence[Event]) -> None:
+    """A public export hides only calls that no reveal counted (taken back before one, or
+    left pending when the game was ended): such a record replays to the same slate, since
+    their colours never counted. A hidden call that a reveal would count is refused: the
+    record cannot say what that reveal scored."""
+    pending = pending_secrets(events)
+    for index, ev in enumerate(events):
+        if _hidden(ev) and index not in pending:
+            raise BadRecord("a hidden call is counted by a later reveal: only the table's own record "
+                            "can be replayed through that reveal", index=index)
 
 
 def fold(game: Game, start: GameState, events: Sequence[tuple[int, Event]]) -> GameState:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from companion.rules import rotation
 from companion.rules.dice import COLOURS, is_pip
 from companion.rules.errors import IllegalAction
-from companion.rules.events import ChipCall, Declaration, DiceObserved, Event, Face
+from companion.rules.events import HIDDEN, ChipCall, Declaration, DiceObserved, Event, Face
 from companion.rules.game import DiceRequest, Game, GameState, Option, Prompt, RevealView, Slate
 
 DICE = 5
@@ -110,7 +110,7 @@ class TregaldGame(Game):
             raise IllegalAction("callers", f"{state.players[seat]} is the Tregald and does not call")
         if state.declaration is None:
             raise IllegalAction("declare first", f"wait for {state.players[tregald]}'s declaration before calling")
-        if event.chip not in CHIPS:
+        if event.chip not in CHIPS and event.chip != HIDDEN:  # hidden: a public record's call no reveal counted
             raise IllegalAction("chips", f"a call is a green or a yellow chip, not {event.chip!r}")
         calls = tuple(sorted({**dict(state.calls), seat: event.chip}.items()))
         return replace(state, calls=calls)
@@ -124,6 +124,8 @@ class TregaldGame(Game):
                 "calls before the reveal",
                 f"calls in: {len(state.calls)} of {len(self.callers(state))}; the cup stays down until every caller has called",
             )
+        if any(chip == HIDDEN for _, chip in state.calls):
+            raise IllegalAction("hidden call", "a call whose colour a public record hid cannot be scored")
         values = rotation.check_reading(event, self.prompt(state).dice, state.players)
         count, face = state.declaration
         rolled = sum(1 for v in values if v == face)
