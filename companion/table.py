@@ -230,9 +230,16 @@ class Table:
             self._commit(lambda: session.submit(event))
             return True
 
-    def undo(self) -> None:
+    def undo(self, expect: int | None = None) -> None:
+        """Take back the latest game event in force. `expect`: the record index of the event
+        the host means (the latest one the panel showed); when another came in meanwhile
+        (a player's press landed first), nothing is taken back and the host is told."""
         with self._lock:
             session = self._require()
+            live = session.live_events()
+            if expect is not None and live and live[-1][0] != expect:
+                raise IllegalAction("undo", "the last action changed while you tapped Undo (a new one came in): "
+                                            "look at the list again, then undo if it is still wanted")
             self._commit(session.undo)
 
     def amend(self, target: int, event: Event) -> None:

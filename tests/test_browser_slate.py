@@ -424,6 +424,21 @@ def the_table_plays_on(host, table):
     host.wait_for_function(f"document.querySelectorAll('#events tr:not(.editor)').length > {rows}")
 
 
+def test_the_panels_undo_takes_back_what_it_showed_and_not_a_press_that_came_after(browser, served):
+    server, table, app = served
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
+    table.submit(Declaration(0, 2, "red"))
+    host = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(host, server.url)
+    host.wait_for_function("document.getElementById('undo-expect').value === '0'")
+    with app.app_context():  # Ben's press lands before the host's tap, unseen by the panel
+        table._publish = lambda: None
+        table.submit(ChipCall(1, "green"))
+    host.click("#f-undo button")
+    host.wait_for_selector("text=changed while you tapped Undo")  # refused, and the host is told why
+    assert [e.kind for e in table.session.record.events] == ["declaration", "chip_call"]
+
+
 def test_a_correction_being_typed_stays_open_while_the_table_plays_on(browser, served):
     # The host panel redraws its record on every change at the table; before, that threw
     # away a correction being typed.

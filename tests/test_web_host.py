@@ -582,6 +582,20 @@ def test_undo_and_end_are_record_events(host):
     assert client.post("/host/end", headers=headers).status_code == 409  # already over
 
 
+def test_undo_takes_back_only_the_action_the_host_saw_last(host):
+    client, headers, table = host
+    start_tregald(client, headers)
+    table.submit(Declaration(0, 2, "red"))  # mistyped: the host means to take it back...
+    shown = [e for e in client.get("/host/state").get_json()["events"] if e["in_force"]][-1]["index"]
+    assert table.press(1, "green")  # ...but Ben's press lands first
+    response = client.post("/host/undo", data={"expect": str(shown)}, headers=headers)
+    assert response.status_code == 409 and "changed" in response.get_json()["error"]
+    assert [e.kind for e in table.session.record.events] == ["declaration", "chip_call"]  # Ben's call stands
+    latest = [e for e in client.get("/host/state").get_json()["events"] if e["in_force"]][-1]["index"]
+    assert client.post("/host/undo", data={"expect": str(latest)}, headers=headers).status_code == 200
+    assert client.post("/host/undo", data={"expect": "¹"}, headers=headers).status_code == 400
+
+
 def test_tricksters_tavern_ability_is_forwarded(host):
     client, headers, table = host
     client.post("/host/start", json={"game": "tricksters-tavern", "players": ["Ann", "Ben"],

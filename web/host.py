@@ -221,7 +221,8 @@ def amend():
 @bp.post("/undo")
 @host_action
 def undo():
-    table().undo()
+    expect = actions.payload().get("expect")  # the latest action the panel showed
+    table().undo(expect=None if expect in (None, "") else actions.as_int(expect, "expect"))
     return done("last action undone")
 
 

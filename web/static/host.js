@@ -280,6 +280,14 @@
     return form;
   }
 
+  function renderUndo() {
+    /* the action Undo means: if another comes in before the tap lands, the table refuses */
+    const input = $("undo-expect");
+    if (!input) return;
+    const live = view.events.filter((e) => e.in_force);
+    input.value = live.length ? live[live.length - 1].index : "";
+  }
+
   function renderEvents() {
     // The table is redrawn on every change at the table; a correction being typed stays
     // open, with what was typed, as long as the event it corrects is still in force.
@@ -346,7 +354,7 @@
     $("tavern-card").hidden = !running || !view.prompt.wants.some((w) => abilities.includes(w));
     renderActions(running ? view.prompt : null);
     renderHeld();
-    if (slate) { renderFix(); renderButtons(); renderEvents(); } else { $("fix-card").hidden = true; }
+    if (slate) { renderFix(); renderButtons(); renderEvents(); renderUndo(); } else { $("fix-card").hidden = true; }
   }
 
   /* --- wiring --------------------------------------------------------------------- */
