@@ -59,6 +59,10 @@ class CorruptStore(StoreError):
     """The file is damaged or is not a game database at all."""
 
 
+class ReadOnlyStore(StoreError):
+    """The game database can be read but not written (a read-only disk or mount)."""
+
+
 class NewerStore(StoreError):
     """The file was written by a newer companion: upgrade rather than lose games."""
 
@@ -121,6 +125,24 @@ class SqliteStore:
             raise CorruptStore(self._damaged(f"a table it needs is missing ({', '.join(missing)})"))
         self._check_integrity()
         self._configure()
+        self._check_writable()
+
+    def _check_writable(self) -> None:
+        """Refuse a database that opens but cannot take a write (an SD card remounted
+        read-only, a read-only mount): the companion would start and then fail every
+        action of the game. Probed by setting a header field to its own value and rolling
+        back, so nothing is written."""
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            finally:
+                self._db.execute("ROLLBACK")
+        except sqlite3.OperationalError as exc:
+            raise ReadOnlyStore(
+                f"cannot write the game database {self.path} ({exc}): is the disk or SD card read-only? "
+                "Nothing was changed; make it writable (or start with another --data-dir) and start again."
+            ) from None
 
     def _empty_database(self) -> bool:
         """A zero-table file at version 0 (e.g. touched but never written) may be set up."""

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from companion.rules import ChipCall, DiceObserved, GameRecord
-from companion.store import CorruptStore, GameNotFound, NewerStore, SqliteStore
+from companion.store import CorruptStore, GameNotFound, NewerStore, ReadOnlyStore, SqliteStore
 from companion.table import MemoryStore, Table
 
 TESTS = Path(__file__).parent
@@ -382,3 +382,22 @@ def test_a_damaged_final_slate_leaves_its_game_listed_without_it(tmp_path, caplo
         assert [(g["id"], g["finished"], g["slate"] is None) for g in games] == [("1", True, True), ("2", True, False)]
         assert store.final_slate("1") is None
         assert "final slate of game 1" in caplog.text and "damaged" in caplog.text
+
+
+def test_a_database_that_cannot_be_written_is_refused_at_open_and_left_as_it_was(tmp_path, monkeypatch):
+    with SqliteStore.in_dir(tmp_path) as store:
+        _play_some(Table(store))
+    path = tmp_path / "games.sqlite3"
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    real = sqlite3.connect
+
+    def read_only(database, **kwargs):  # as a read-only mount or an SD card remounted read-only gives it
+        return real(f"file:{database}?mode=ro", uri=True, **kwargs)
+
+    monkeypatch.setattr("companion.store.sqlite3.connect", read_only)
+    with pytest.raises(ReadOnlyStore, match="cannot write the game database .*read-only"):
+        SqliteStore.in_dir(tmp_path)
+    monkeypatch.undo()
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    with SqliteStore.in_dir(tmp_path) as store:  # writable again: the game is all there
+        assert Table(store).resume()
