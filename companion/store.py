@@ -270,11 +270,23 @@ class SqliteStore:
         for game_id, game, players, meta, final, finished, count in rows:
             slate = self._final_slate(game_id, final)
             games.append({
-                "id": str(game_id), "game": game, "players": json.loads(players),
-                "started": json.loads(meta).get("started"), "events": count, "finished": finished is not None,
-                "winner": (slate or {}).get("winner"), "slate": slate,
+                "id": str(game_id), "game": game, "players": self._listed(game_id, "players", players, list, []),
+                "started": self._listed(game_id, "meta", meta, dict, {}).get("started"), "events": count,
+                "finished": finished is not None, "winner": (slate or {}).get("winner"), "slate": slate,
             })
         return games
+
+    def _listed(self, game_id: int, column: str, text: Any, kind: type, empty: Any) -> Any:
+        """A game's column as the list of games shows it; a damaged one (hand-edited, say)
+        shows as empty, with a warning, rather than breaking every history page."""
+        try:
+            value = json.loads(text)
+        except (TypeError, ValueError):
+            value = None
+        if not isinstance(value, kind):
+            log.warning("the %s of game %s in %s are damaged; the game is listed without them", column, game_id, self.path)
+            return empty
+        return value
 
     def load(self, game_id: str) -> GameRecord:
         with self._lock:

@@ -228,3 +228,24 @@ def test_a_game_whose_stored_final_slate_is_damaged_does_not_break_the_history_p
         games = client.get("/api/games").get_json()["games"]
         assert {g["id"]: g["finished"] for g in games} == {"1": True, "2": True}
         assert "Cy" in client.get("/stats").get_data(as_text=True)
+
+
+def test_a_game_whose_stored_players_or_meta_are_damaged_does_not_break_the_history_pages(tmp_path):
+    from companion.store import SqliteStore
+    from companion.table import Table
+
+    with SqliteStore.in_dir(tmp_path) as store:
+        app, table = make_app(Table(store))
+        finished_tregald(table)
+        finished_tregald(table, ("Cy", "Di"))
+        finished_tregald(table, ("Ed", "Flo"))
+        store._db.execute("UPDATE games SET players = '[oops' WHERE id = 1")
+        store._db.execute("UPDATE games SET meta = 'nope' WHERE id = 2")
+        client = app.test_client()
+        for path in ("/api/games", "/games", "/stats"):
+            assert client.get(path).status_code == 200, path
+        games = {g["id"]: g for g in client.get("/api/games").get_json()["games"]}
+        assert games["1"]["players"] == [] and games["3"]["players"] == ["Ed", "Flo"]
+        assert "Ed" in client.get("/stats").get_data(as_text=True)  # the readable games still count
+        damaged = client.get("/api/games/1")
+        assert damaged.status_code == 422 and "game 1" in damaged.get_json()["error"]  # said, not a crash

@@ -9,9 +9,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import logging
 from typing import Any
 
 from companion.rules import BadRecord, GameRecord, RulesError, effective_events, get_game
+
+log = logging.getLogger("web.records")
 
 CSV_FIELDS = ("index", "kind", "seat", "in_force", "details")
 #: Host corrections: events of the record that are never "in force" themselves.
@@ -93,6 +96,9 @@ def stats_entries(table) -> list[tuple[GameRecord, dict[str, Any]]]:
         try:
             record = table.store.load(summary["id"])
         except (KeyError, LookupError):
+            continue
+        except BadRecord as exc:  # a damaged row: the other games still count
+            log.warning("game %s is left out of the statistics: %s", summary["id"], exc)
             continue
         entries.append((record, summary.get("slate")))
     return entries
