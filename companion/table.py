@@ -215,11 +215,12 @@ class Table:
             if session is None or session.finished:
                 log.debug("press %s/%s ignored: no game", seat, button)
                 return False
-            if self._held is not None and self._held.values:
+            if self._held is not None and self._held.values and self.expected_dice() is not None:
                 # The camera has seen the dice, so the cup is off and everyone can see them:
                 # a call changed now would be made knowing the dice. Until the host settles
                 # the reading, the seats' buttons do nothing (a reading that found no dice
-                # leaves them open: the cup may still be on).
+                # leaves them open: the cup may still be on; and once the game no longer
+                # waits for dice, an undo say, the held reading closes nothing).
                 log.info("press at %s ignored: the dice are out, waiting for the host to settle the reading",
                          "the shared button" if seat is None else f"seat {seat + 1}")
                 return False

@@ -122,6 +122,16 @@ def test_calls_close_once_the_camera_has_seen_the_dice_even_when_the_reading_wai
     assert [e.chip for e in table.session.record.events if isinstance(e, ChipCall)] == ["green", "green", "yellow"]
 
 
+def test_a_held_reading_closes_no_calls_once_the_game_stops_waiting_for_dice():
+    table = Table()
+    table.start_game("tregald", ["Ann", "Ben", "Cara"])
+    table.submit(Declaration(0, 3, "red"))
+    assert table.press(1, "green") and table.press(2, "green")
+    assert table.offer_reading(["red", "blue", "blue", "blue", "red"], flagged=True, reason="a hand?") == "held"
+    table.undo()  # the host takes back Cara's call instead: the game waits for it again
+    assert table.press(2, "yellow")
+
+
 def test_a_reading_that_found_no_dice_leaves_the_calls_open():
     table = Table()
     table.start_game("tregald", ["Ann", "Ben", "Cara"])
