@@ -406,13 +406,19 @@ def test_a_held_camera_reading_is_fixed_on_the_panel(browser, served):
     host.wait_for_selector("#held-card[hidden]", state="attached")
 
 
-def correcting_a_declaration(browser, served):
-    """The host panel with the correction of a Tregald declaration (count 2) open."""
-    server, table, app = served
+def a_declaration_on_the_panel(browser, served):
+    """The host panel, logged in, over a Tregald game whose declaration (count 2) is in."""
+    server, table, _ = served
     table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
     table.submit(Declaration(0, 2, "red"))
     host = browser.new_page(viewport={"width": 1280, "height": 900})
     log_in(host, server.url)
+    return host, table
+
+
+def correcting_a_declaration(browser, served):
+    """The host panel with the correction of a Tregald declaration (count 2) open."""
+    host, table = a_declaration_on_the_panel(browser, served)
     host.click("#events button:has-text('fix')")
     return host, table
 
@@ -424,16 +430,11 @@ def the_table_plays_on(host, table):
     host.wait_for_function(f"document.querySelectorAll('#events tr:not(.editor)').length > {rows}")
 
 
-def test_the_panels_undo_takes_back_what_it_showed_and_not_a_press_that_came_after(browser, served):
-    server, table, app = served
-    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
-    table.submit(Declaration(0, 2, "red"))
-    host = browser.new_page(viewport={"width": 1280, "height": 900})
-    log_in(host, server.url)
+def test_the_panels_undo_takes_back_what_it_showed_and_not_a_press_that_came_after(browser, served, monkeypatch):
+    host, table = a_declaration_on_the_panel(browser, served)
     host.wait_for_function("document.getElementById('undo-expect').value === '0'")
-    with app.app_context():  # Ben's press lands before the host's tap, unseen by the panel
-        table._publish = lambda: None
-        table.submit(ChipCall(1, "green"))
+    monkeypatch.setattr(table, "_publish", lambda: None)  # Ben's press lands before the host's tap, unseen by the panel
+    table.submit(ChipCall(1, "green"))
     host.click("#f-undo button")
     host.wait_for_selector("text=changed while you tapped Undo")  # refused, and the host is told why
     assert [e.kind for e in table.session.record.events] == ["declaration", "chip_call"]
