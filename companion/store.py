@@ -190,16 +190,7 @@ class SqliteStore:
     # --- the Store protocol ------------------------------------------------------
 
     def create(self, record: GameRecord) -> str:
-        with self._lock, self._transaction():
-            cursor = self._db.execute(
-                "INSERT INTO games (game, players, options, meta, record_version, created) VALUES (?, ?, ?, ?, ?, ?)",
-                (record.game, _dump(list(record.players)), _dump(dict(record.options)), _dump(dict(record.meta)),
-                 RECORD_VERSION, time.time()),
-            )
-            game_id = cursor.lastrowid
-            for index, event in enumerate(record.events):
-                self._insert_event(game_id, index, event)
-        return str(game_id)
+        return self._insert_game(record, None)
 
     def create_finished(self, record: GameRecord, slate: Mapping[str, Any]) -> str:
         """Store a whole game, its events and its final slate, in one transaction.
@@ -208,13 +199,17 @@ class SqliteStore:
         either the finished game or nothing, never a half game that `unfinished` would
         offer as the game in progress.
         """
+        return self._insert_game(record, slate)
+
+    def _insert_game(self, record: GameRecord, slate: Mapping[str, Any] | None) -> str:
+        """A game and its events in one transaction; finished when `slate` is given."""
         now = time.time()
         with self._lock, self._transaction():
             cursor = self._db.execute(
                 "INSERT INTO games (game, players, options, meta, record_version, created, final_slate, finished) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (record.game, _dump(list(record.players)), _dump(dict(record.options)), _dump(dict(record.meta)),
-                 RECORD_VERSION, now, _dump(dict(slate)), now),
+                 RECORD_VERSION, now, None if slate is None else _dump(dict(slate)), None if slate is None else now),
             )
             game_id = cursor.lastrowid
             for index, event in enumerate(record.events):
@@ -235,21 +230,19 @@ class SqliteStore:
             self._insert_event(key, index, event)
 
     def finish(self, game_id: str, slate: Mapping[str, Any]) -> None:
-        key = _key(game_id)
-        with self._lock, self._transaction():
-            changed = self._db.execute(
-                "UPDATE games SET final_slate = ?, finished = ? WHERE id = ?", (_dump(dict(slate)), time.time(), key)
-            ).rowcount
-            if not changed:
-                raise GameNotFound(f"there is no game {game_id} in {self.path}")
+        self._set_end(game_id, _dump(dict(slate)), time.time())
 
     def reopen(self, game_id: str) -> None:
         """The game is in play again (an undo took back its last event): no longer finished,
         so a restart resumes it."""
+        self._set_end(game_id, None, None)
+
+    def _set_end(self, game_id: str, slate: str | None, finished: float | None) -> None:
         key = _key(game_id)
         with self._lock, self._transaction():
             changed = self._db.execute(
-                "UPDATE games SET final_slate = NULL, finished = NULL WHERE id = ?", (key,)).rowcount
+                "UPDATE games SET final_slate = ?, finished = ? WHERE id = ?", (slate, finished, key)
+            ).rowcount
             if not changed:
                 raise GameNotFound(f"there is no game {game_id} in {self.path}")
 
@@ -270,22 +263,23 @@ class SqliteStore:
         for game_id, game, players, meta, final, finished, count in rows:
             slate = self._final_slate(game_id, final)
             games.append({
-                "id": str(game_id), "game": game, "players": self._listed(game_id, "players", players, list, []),
-                "started": self._listed(game_id, "meta", meta, dict, {}).get("started"), "events": count,
+                "id": str(game_id), "game": game, "players": self._listed(game_id, "players", players, list) or [],
+                "started": (self._listed(game_id, "meta", meta, dict) or {}).get("started"), "events": count,
                 "finished": finished is not None, "winner": (slate or {}).get("winner"), "slate": slate,
             })
         return games
 
-    def _listed(self, game_id: int, column: str, text: Any, kind: type, empty: Any) -> Any:
-        """A game's column as the list of games shows it; a damaged one (hand-edited, say)
-        shows as empty, with a warning, rather than breaking every history page."""
+    def _listed(self, game_id: int | str, what: str, text: Any, kind: type) -> Any:
+        """A JSON column of a game as the history shows it, or None when it is damaged
+        (hand-edited, say), with a warning: the game is listed without it rather than
+        breaking every history page."""
         try:
             value = json.loads(text)
         except (TypeError, ValueError):
             value = None
         if not isinstance(value, kind):
-            log.warning("the %s of game %s in %s are damaged; the game is listed without them", column, game_id, self.path)
-            return empty
+            log.warning("the %s of game %s in %s: damaged, so the game is listed without it", what, game_id, self.path)
+            return None
         return value
 
     def load(self, game_id: str) -> GameRecord:
@@ -328,18 +322,8 @@ class SqliteStore:
             raise BadRecord(f"game {key} in {self.path} cannot be read: {exc}") from None
 
     def _final_slate(self, game_id: str | int, text: str | None) -> dict[str, Any] | None:
-        """A finished game's stored slate. A damaged one (not a JSON object) is None, with a
-        warning: its game is listed without it rather than breaking every history page."""
-        if not text:
-            return None
-        try:
-            slate = json.loads(text)
-        except ValueError:
-            slate = None
-        if not isinstance(slate, dict):
-            log.warning("the final slate of game %s in %s is damaged; the game is listed without it", game_id, self.path)
-            return None
-        return slate
+        """A finished game's stored slate (None while it plays on, or when damaged: see _listed)."""
+        return self._listed(game_id, "final slate", text, dict) if text else None
 
     def _insert_event(self, key: int, index: int, event: Event) -> None:
         body = event.to_dict()
