@@ -406,8 +406,9 @@ class Table:
         photo_id = next(self._photo_ids)
         self._photos[photo_id] = photo
         while len(self._photos) > self._photo_limit:
-            self._shown_photos.discard(min(self._photos))
-            self._photos.pop(min(self._photos))
+            oldest = min(self._photos)
+            del self._photos[oldest]
+            self._shown_photos.discard(oldest)
         return photo_id
 
     def _reading_applied(self, index, photo_id, values, boxes, confidences) -> None:
