@@ -406,12 +406,15 @@ def test_a_held_camera_reading_is_fixed_on_the_panel(browser, served):
     host.wait_for_selector("#held-card[hidden]", state="attached")
 
 
-def a_declaration_on_the_panel(browser, served):
-    """The host panel, logged in, over a Tregald game whose declaration (count 2) is in."""
+def a_declaration_on_the_panel(browser, served, prepare=None):
+    """The host panel, logged in, over a Tregald game whose declaration (count 2) is in.
+    `prepare(page)` runs on the new page before it loads anything (to route its requests)."""
     server, table, _ = served
     table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
     table.submit(Declaration(0, 2, "red"))
     host = browser.new_page(viewport={"width": 1280, "height": 900})
+    if prepare is not None:
+        prepare(host)
     log_in(host, server.url)
     return host, table
 
@@ -430,11 +433,25 @@ def the_table_plays_on(host, table):
     host.wait_for_function(f"document.querySelectorAll('#events tr:not(.editor)').length > {rows}")
 
 
-def test_the_panels_undo_takes_back_what_it_showed_and_not_a_press_that_came_after(browser, served, monkeypatch):
-    host, table = a_declaration_on_the_panel(browser, served)
+def test_the_panels_undo_takes_back_what_it_showed_and_not_a_press_that_came_after(browser, served):
+    # Ben's press lands before the host's tap, and the panel never hears of it. Every
+    # /host/state the panel asks for is fetched here, inside the route handler (which runs
+    # only while this thread is in a Playwright call), so once `deaf` is set no answer can
+    # reach the panel, however late its event stream connects; before, patching the table's
+    # publisher lost that race on a slow machine.
+    deaf = []
+
+    def state_or_nothing(route):
+        if deaf:
+            route.abort()
+        else:
+            route.fulfill(response=route.fetch())
+
+    host, table = a_declaration_on_the_panel(browser, served, lambda page: page.route("**/host/state", state_or_nothing))
     host.wait_for_function("document.getElementById('undo-expect').value === '0'")
-    monkeypatch.setattr(table, "_publish", lambda: None)  # Ben's press lands before the host's tap, unseen by the panel
+    deaf.append(True)
     table.submit(ChipCall(1, "green"))
+    assert host.input_value("#undo-expect") == "0"  # the panel still shows the declaration as the last action
     host.click("#f-undo button")
     host.wait_for_selector("text=changed while you tapped Undo")  # refused, and the host is told why
     assert [e.kind for e in table.session.record.events] == ["declaration", "chip_call"]
