@@ -406,15 +406,12 @@ def test_a_held_camera_reading_is_fixed_on_the_panel(browser, served):
     host.wait_for_selector("#held-card[hidden]", state="attached")
 
 
-def a_declaration_on_the_panel(browser, served, prepare=None):
-    """The host panel, logged in, over a Tregald game whose declaration (count 2) is in.
-    `prepare(page)` runs on the new page before it loads anything (to route its requests)."""
+def a_declaration_on_the_panel(browser, served):
+    """The host panel, logged in, over a Tregald game whose declaration (count 2) is in."""
     server, table, _ = served
     table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
     table.submit(Declaration(0, 2, "red"))
     host = browser.new_page(viewport={"width": 1280, "height": 900})
-    if prepare is not None:
-        prepare(host)
     log_in(host, server.url)
     return host, table
 
@@ -434,22 +431,27 @@ def the_table_plays_on(host, table):
 
 
 def test_the_panels_undo_takes_back_what_it_showed_and_not_a_press_that_came_after(browser, served):
-    # Ben's press lands before the host's tap, and the panel never hears of it. Every
-    # /host/state the panel asks for is fetched here, inside the route handler (which runs
-    # only while this thread is in a Playwright call), so once `deaf` is set no answer can
-    # reach the panel, however late its event stream connects; before, patching the table's
-    # publisher lost that race on a slow machine.
-    deaf = []
+    # Ben's press lands before the host's tap, and the panel never hears of it: from the
+    # moment the test says so, the server answers the panel's /host/state with the last
+    # state it sent before. The lock makes "before" exact: an answer is made whole before
+    # the press or after it, however late the panel's event stream connects or its fetch
+    # arrives (on a slow machine, patching the table's publisher, then routing the
+    # browser's requests, each lost that race now and then).
+    _, _, app = served
+    real = app.view_functions["host.state"]
+    lock, frozen, last = threading.Lock(), [], []
 
-    def state_or_nothing(route):
-        if deaf:
-            route.abort()
-        else:
-            route.fulfill(response=route.fetch())
+    def state_until_frozen():
+        with lock:
+            if not frozen:
+                last[:] = [real().get_data()]
+            return app.response_class(last[0], mimetype="application/json")
 
-    host, table = a_declaration_on_the_panel(browser, served, lambda page: page.route("**/host/state", state_or_nothing))
+    app.view_functions["host.state"] = state_until_frozen
+    host, table = a_declaration_on_the_panel(browser, served)
     host.wait_for_function("document.getElementById('undo-expect').value === '0'")
-    deaf.append(True)
+    with lock:
+        frozen.append(True)
     table.submit(ChipCall(1, "green"))
     assert host.input_value("#undo-expect") == "0"  # the panel still shows the declaration as the last action
     host.click("#f-undo button")
