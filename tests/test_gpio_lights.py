@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import gpiozero
 import pytest
 from gpiozero.pins.mock import MockFactory
 
@@ -46,7 +47,7 @@ def test_a_seat_whose_call_is_in_shows_a_steady_light(factory):
 def test_the_seat_to_act_blinks(factory):
     with SeatLights(Wiring.default(), pin_factory=factory, blink_seconds=BLINK) as lights:
         lights.show({4: LightState.TURN})
-        assert toggles_within(led_pin(factory, 4), 10 * BLINK) >= 3
+        assert toggles_within(led_pin(factory, 4), 30 * BLINK) >= 3  # room for a busy machine
         assert toggles_within(led_pin(factory, 0), 4 * BLINK) == 0
 
 
@@ -59,14 +60,21 @@ def test_seats_left_out_go_off(factory):
         assert lights.shown()[1] is LightState.OFF
 
 
-def test_another_seat_calling_in_does_not_restart_a_blinking_light(factory):
-    with SeatLights(Wiring.default(), pin_factory=factory, blink_seconds=0.2) as lights:
+def test_another_seat_calling_in_does_not_restart_a_blinking_light(factory, monkeypatch):
+    # A restarted blink begins its "on" phase again, which a pin's states do not show (the
+    # light is on either way), so the blinks started are counted.
+    started = []
+    blink = gpiozero.LED.blink
+    monkeypatch.setattr(gpiozero.LED, "blink", lambda led, *a, **k: (started.append(led.pin.info.name), blink(led, *a, **k)))
+    with SeatLights(Wiring.default(), pin_factory=factory, blink_seconds=1.0) as lights:
         lights.show({3: LightState.TURN})
         pin = led_pin(factory, 3)
-        time.sleep(0.05)  # mid "on" phase of the blink
+        assert len(started) == 1 and pin.state
         pin.clear_states()
         lights.show({3: LightState.TURN, 5: LightState.CALL_IN})
-        assert len(pin.states) == 1 and pin.state  # not switched off and on again
+        assert len(started) == 1  # the blink of seat 4 goes on as it was
+        assert len(pin.states) == 1 and pin.state  # and the light was not switched off and on again
+        assert led_pin(factory, 5).state
 
 
 def test_an_unknown_seat_is_refused_and_nothing_changes(factory):
