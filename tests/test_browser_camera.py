@@ -3,6 +3,8 @@ camera's picture is the region set, in the camera's own pixels."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -51,17 +53,32 @@ def camera_page(tmp_path):
     server.stop()
 
 
+def press_until_the_page_drags(page, x: float, y: float, timeout: float = 10.0) -> None:
+    """Press the mouse at (x, y) once the page takes a drag. Until its first look at the
+    camera's state has come back, the page ignores a press; on a slow machine that is
+    later than the picture shows. A press taken draws the region as the mouse moves."""
+    deadline = time.monotonic() + timeout
+    while True:
+        page.mouse.move(x, y)
+        page.mouse.down()
+        page.mouse.move(x + 1, y + 1)
+        if page.is_visible("#cam-drawing"):
+            page.mouse.move(x, y)
+            return
+        page.mouse.up()
+        assert time.monotonic() < deadline, "the camera page never took a drag (no state from the server?)"
+        page.wait_for_timeout(50)
+
+
 def test_a_region_dragged_on_the_picture_is_set_in_camera_pixels(browser, camera_page):  # noqa: F811
     server, setup = camera_page
     page = browser.new_page(viewport={"width": 800, "height": 1000})
     log_in(page, server.url)
     page.click("text=Camera set-up")
     page.wait_for_function("document.getElementById('cam-picture').naturalWidth > 0")
-    page.wait_for_timeout(300)  # the page's first look at the state
     box = page.locator("#cam-picture").bounding_box()
     assert box["width"] < WIDTH  # shown smaller than the camera's pixels
-    page.mouse.move(box["x"] + box["width"] * 0.25, box["y"] + box["height"] * 0.25)
-    page.mouse.down()
+    press_until_the_page_drags(page, box["x"] + box["width"] * 0.25, box["y"] + box["height"] * 0.25)
     page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5, steps=4)
     page.mouse.move(box["x"] + box["width"] * 0.75, box["y"] + box["height"] * 0.75, steps=4)
     page.mouse.up()
