@@ -193,6 +193,9 @@ def test_a_tregald_turn_played_from_the_host_panel_shows_live_on_the_slate(brows
     host.click("#seat-buttons .seat-row:nth-child(2) button[data-button=green]")
     slate.wait_for_function("document.getElementById('prompt').textContent === 'Calls in: 1 of 3'")
     host.click("#seat-buttons .seat-row:nth-child(3) button[data-button=yellow]")
+    # its answer first: the two presses are concurrent requests, and a "pressed" answer landing
+    # after the refusal below would overwrite the message the test looks for
+    host.wait_for_function("document.getElementById('message').textContent === 'yellow pressed for seat 3'")
     host.click("#seat-buttons .seat-row:nth-child(1) button[data-button=green]")  # the Tregald: means nothing
     host.wait_for_selector(".host-message.error-message")
     assert "means nothing now" in host.inner_text("#message")
