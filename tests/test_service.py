@@ -129,8 +129,10 @@ def _get(service, path):
 def test_a_press_on_a_seat_button_becomes_a_stored_event(rig):
     rig.table.start_game("toy", ["Ann", "Ben"])
     tap(rig.factory, SEAT_PINS[0]["green"])
-    eventually(lambda: rig.table.session.record.events == (ChipCall(0, "green"),))
-    assert rig.store.load(rig.table.game_id).events == (ChipCall(0, "green"),)
+    # The press is in the session's record a moment before it is in the store: wait for the store.
+    eventually(lambda: rig.store.load(rig.table.game_id).events == (ChipCall(0, "green"),),
+               message="the press was not stored")
+    assert rig.table.session.record.events == (ChipCall(0, "green"),)
 
 
 def test_a_press_at_an_empty_seat_or_out_of_phase_changes_nothing(rig):
@@ -289,9 +291,14 @@ def test_secret_calls_never_reach_the_log_above_debug(rig, caplog):
     caplog.set_level(logging.INFO)
     rig.table.start_game("toy", ["Ann", "Ben"])
     tap(rig.factory, SEAT_PINS[0]["yellow"])
-    eventually(lambda: len(rig.table.session.record.events) == 1)
-    infos = [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
-    assert any("chip_call" in m for m in infos)  # the event is logged ...
+
+    def logged():
+        return [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
+
+    # the event is logged (once stored: a moment after it is in the session's record) ...
+    eventually(lambda: any("chip_call" in m for m in logged()), message="the call was not logged")
+    assert len(rig.table.session.record.events) == 1
+    infos = logged()
     assert not any("yellow" in m for m in infos)  # ... without its colour
     assert not any("2468" in m for m in infos)  # nor the PIN
 
