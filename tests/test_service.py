@@ -275,16 +275,35 @@ def test_the_slate_is_served_over_http_and_streams_a_press(rig):
     assert status == 200 and json.loads(body)["slate"]["game"] == "toy"
     with socket.create_connection(("127.0.0.1", rig.port), timeout=5) as conn:
         conn.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")
-        stream = conn.makefile("rb")
-        seq_before = rig.table.seq
+        events = state_events(conn.makefile("rb"))
+        # The press only once the stream has sent the state it opened with: a stream that
+        # opened after the press would show it without pushing anything.
+        opened_seq, opened = next(events)
+        assert opened["prompt"]["waiting"] == [0, 1]
         tap(rig.factory, SEAT_PINS[0]["green"])
         deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            line = stream.readline().decode()
-            if line.startswith("id: ") and int(line[4:]) > seq_before:
+        for seq, state in events:  # a device's status may come first
+            if state["prompt"]["waiting"] == [1]:
+                assert seq > opened_seq
                 break
-        else:
-            raise AssertionError("no state event after the press")
+            assert time.monotonic() < deadline, "no state event with the press"
+
+
+def state_events(stream):
+    """(seq, state) of each `event: state` read from an /events response, as they come
+    (a read waits at most the socket's timeout)."""
+    seq = None
+    while True:
+        try:
+            line = stream.readline().decode()
+        except TimeoutError:
+            raise AssertionError("no state event came on the stream") from None
+        assert line, "the stream ended"
+        if line.startswith("id: "):
+            seq = int(line[4:])
+        elif line.startswith("data: ") and seq is not None:
+            yield seq, json.loads(line[6:])
+            seq = None
 
 
 def test_secret_calls_never_reach_the_log_above_debug(rig, caplog):
