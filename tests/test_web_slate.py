@@ -121,11 +121,16 @@ def test_stream_waits_when_the_client_already_has_this_state_then_pushes_the_cha
     app, table = make_app(sse_max_seconds=5)
     table.start_game("tregald", ["Ann", "Ben"])
     seq, _ = table.snapshot_json()
+    # The change is made once the stream waits for one: made earlier, it would be the
+    # state the stream starts with, sent whether or not the client already had its seq.
+    waiting = threading.Event()
+    wait_for_change = table.wait_for_change
+    table.wait_for_change = lambda *args: (waiting.set(), wait_for_change(*args))[1]
     response = app.test_client().get("/events", headers={"Last-Event-ID": str(seq)})
     chunks = iter(response.response)
     assert next(chunks).decode() == "retry: 1000\n\n"
     started = time.monotonic()
-    threading.Timer(0.1, lambda: table.submit(Declaration(0, 2, "blue"))).start()
+    threading.Thread(target=lambda: waiting.wait(5) and table.submit(Declaration(0, 2, "blue"))).start()
     pushed = next(chunks).decode()
     response.close()
     assert time.monotonic() - started < 2
