@@ -51,7 +51,8 @@ class Companion:
             self.output.append(line)
             found = re.match(r"Slate:\s+http://[\d.]+:(\d+)/", line)
             if found:
-                threading.Thread(target=self._drain, daemon=True).start()
+                self._drainer = threading.Thread(target=self._drain, daemon=True)
+                self._drainer.start()
                 return int(found.group(1))
         self.process.kill()
         raise AssertionError("companion serve did not start:\n" + "".join(self.output))
@@ -84,10 +85,16 @@ class Companion:
     def kill(self) -> None:
         self.process.send_signal(signal.SIGKILL)
         self.process.wait(10)
+        self._drainer.join(10)
 
     def terminate(self) -> int:
+        """SIGTERM; the exit code, once all the process printed is in `output` (the thread
+        reading it may lag behind the exit)."""
         self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(10)
+        code = self.process.wait(10)
+        self._drainer.join(10)
+        assert not self._drainer.is_alive(), "the process's output did not end with it"
+        return code
 
 
 def send(companion: Companion, event) -> None:
