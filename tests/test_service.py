@@ -78,6 +78,7 @@ class FakeReady:
 
     def __init__(self):
         self._lifted = threading.Event()
+        self.feeds = 0  # frames fed so far: the camera loop feeds one each turn
 
     def lift(self):
         self._lifted.set()
@@ -87,7 +88,13 @@ class FakeReady:
 
     covered = False  # a cup or a hand sits over the table (or the camera moved)
 
+    def next_turn_done(self):
+        """Wait until the camera loop has finished the turn it is in (it feeds the next frame)."""
+        seen = self.feeds
+        eventually(lambda: self.feeds > seen + 1, message="the camera loop stopped")
+
     def feed(self, frame, t):
+        self.feeds += 1
         if self.covered:
             return "occluded"
         if self._lifted.is_set():
@@ -183,7 +190,7 @@ def test_dice_that_came_to_rest_before_the_game_asked_are_read_when_it_does(rig)
     rig.table.press(0, "green")
     rig.ready.lift()
     eventually(lambda: not rig.ready._lifted.is_set())
-    time.sleep(0.2)
+    rig.ready.next_turn_done()
     assert rig.reader.reads == 0  # not expected yet: nothing read
     rig.table.press(1, "yellow")
     eventually(lambda: isinstance(rig.table.session.record.events[-1], DiceObserved))
@@ -196,7 +203,7 @@ def test_a_still_scene_without_dice_is_not_held_unless_someone_asked(rig):
     rig.table.press(1, "yellow")
     rig.ready.lift()  # the cup came to rest over the dice, or the tray is still empty
     eventually(lambda: rig.reader.reads == 1)
-    time.sleep(0.2)
+    rig.ready.next_turn_done()  # the turn that read is over: whatever it offers is offered
     assert rig.table.host_view()["held_reading"] is None and rig.desk.readings == 0
     assert rig.desk.reveal_now().startswith("held for the host: no dice found")  # a press always answers
     assert rig.table.host_view()["held_reading"]["reason"].startswith("no dice found")
