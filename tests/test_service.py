@@ -79,6 +79,7 @@ class FakeReady:
     def __init__(self):
         self._lifted = threading.Event()
         self.feeds = 0  # frames fed so far: the camera loop feeds one each turn
+        self.covered_at: list[float] = []  # the loop's clock at each frame fed while covered
 
     def lift(self):
         self._lifted.set()
@@ -96,6 +97,7 @@ class FakeReady:
     def feed(self, frame, t):
         self.feeds += 1
         if self.covered:
+            self.covered_at.append(t)
             return "occluded"
         if self._lifted.is_set():
             self._lifted.clear()
@@ -263,7 +265,9 @@ def test_a_table_covered_for_long_while_dice_are_awaited_is_told_and_clears(rig)
     rig.table.start_game("toy", ["Ann", "Ben"])
     eventually(lambda: rig.table.snapshot()["devices"].get("camera", {}).get("status") == "ok")
     rig.ready.covered = True
-    time.sleep(0.6)
+    # covered for longer than the notice, as the camera loop saw it (its turns, not the test's sleep)
+    eventually(lambda: len(rig.ready.covered_at) > 1 and rig.ready.covered_at[-1] - rig.ready.covered_at[0] >= 0.3)
+    rig.ready.next_turn_done()
     assert rig.table.snapshot()["devices"]["camera"]["status"] == "ok"  # no dice awaited: nothing to say
     rig.table.press(0, "green")
     rig.table.press(1, "yellow")
