@@ -170,7 +170,7 @@ class Table:
             if self._session is not None and not self._session.finished:
                 raise IllegalAction("one game at a time", "a game is in progress; end it before starting another")
             if self._end_unsaved:  # one more try; else a restart stores it (see resume)
-                self._end_stored(self._store_end(self._game_id, self._session))
+                self._file_end()
             meta = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))}
             session = Session.new(game, players, options, meta)
             game_id = self.store.create(session.record)
@@ -276,11 +276,11 @@ class Table:
             session._record, session._state = before
             log.exception("could not store event %d of game %s; it was not applied", index, self._game_id)
             if reopened:  # the game is over again: its end back in the store, or stored later
-                self._end_stored(self._store_end(self._game_id, session))
+                self._file_end()
             raise
         log.info("game %s event %d: %s", self._game_id, index, json.dumps(_public_event(event)))
         if session.finished:
-            self._end_stored(self._store_end(self._game_id, session))
+            self._file_end()
         elif self._end_unsaved:  # an undo took the end back before the store had it
             self._end_stored(True)
         if stored is not None:
@@ -304,6 +304,10 @@ class Table:
             return False
         log.info("game %s finished; winner: %s", game_id, final.winner)
         return True
+
+    def _file_end(self) -> None:
+        """File the current game's end, and say on the slate whether the store took it."""
+        self._end_stored(self._store_end(self._game_id, self._session))
 
     def _end_stored(self, stored: bool) -> None:
         """Whether the current game's end is in the store: a warning on the slate and host
