@@ -165,6 +165,13 @@ class FoldedCentreNet(nn.Module):
 
     forward = CentreNet.forward
 
+    @classmethod
+    def exported(cls, path: str) -> "FoldedCentreNet":
+        """The net of a CentreNet export (--from-onnx, --teachers)."""
+        net = cls()
+        net.load_onnx(path)
+        return net
+
     def load_onnx(self, path: str) -> None:
         import onnx
         from onnx import numpy_helper
@@ -350,14 +357,9 @@ def main():
     print(f"{len(pool)} procedural scenes in {time.time() - t0:.0f}s", flush=True)
     net = ARCHS[args.arch]()
     if args.from_onnx:
-        net = FoldedCentreNet()
-        net.load_onnx(args.from_onnx)
-    teachers = []
-    for path in (args.teachers.split(",") if args.teachers else []):
-        teacher = FoldedCentreNet()
-        teacher.load_onnx(path)
-        teacher.eval().requires_grad_(False)
-        teachers.append(teacher)
+        net = FoldedCentreNet.exported(args.from_onnx)
+    teachers = [FoldedCentreNet.exported(path).eval().requires_grad_(False)
+                for path in (args.teachers.split(",") if args.teachers else [])]
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
     steps = args.epochs * (args.per_epoch // 16)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps)
