@@ -32,6 +32,7 @@ still_picture (the other shifts are the same in every frame, so averaging change
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import statistics
@@ -49,6 +50,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts" / "vision"))
 from dataset import SETS, fixed, is_held_out  # noqa: E402  (the split the models were trained by)
 from hardware.vision import ReadyToRead, SpikeProfile, read_dice, teach_spike  # noqa: E402
+
+# the confidence under which the reader flags a die when not told otherwise
+DEFAULT_MIN_CONFIDENCE = inspect.signature(read_dice).parameters["min_confidence"].default
 
 MODE = {"pip": "pips", "chance": "chance", "spike-A": "spike"}
 # The issue's bar: images right (read exactly, not flagged) >= 98%, silent errors <= 1%,
@@ -74,6 +78,13 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     mid = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return 100 * max(0.0, mid - half), 100 * min(1.0, mid + half)
+
+
+def per_die_needed(g) -> float:
+    """The share of dice that must be found, read right and sure for 98% of the row's scenes to be
+    right, if a die's chance of that were the same in every scene: 0.98 ** (1 / dice per scene).
+    A row with 7.4 dice a scene needs 99.73% of its dice right and sure; with 3 dice, 99.33%."""
+    return (BAR_RIGHT / 100) ** (g["images"] / max(1, g["labelled"]))
 
 
 def verdict(g) -> str:
@@ -217,7 +228,7 @@ def shifted(frame, boxes, shift):
     return out, [[x1 * sx, y1 * sy, x2 * sx, y2 * sy, v] for x1, y1, x2, y2, v in boxes]
 
 
-def score(g: Counter, reading, boxes) -> dict:
+def score(g: Counter, reading, boxes, min_confidence: float) -> dict:
     """Add one image's reading to the counts g; returns its details line."""
     pred = reading.to_json()["dice"]
     truth = [b[4] for b in boxes]
@@ -234,6 +245,8 @@ def score(g: Counter, reading, boxes) -> dict:
     g["detected"] += len(pred)
     g["matched"] += len(pairs)
     g["value_ok"] += sum(pred[i]["value"] == boxes[j][4] for i, j in pairs)
+    g["sure_right"] += sum(pred[i]["value"] == boxes[j][4] and pred[i]["confidence"] >= min_confidence
+                           for i, j in pairs)
     return {"truth": truth, "read": [d["value"] for d in pred], "flagged": reading.flagged,
             "reason": reading.reason, "exact": exact, "matched": len(pairs),
             "min_confidence": min((d["confidence"] for d in pred), default=None)}
@@ -287,7 +300,8 @@ def main() -> int:
                 picture = still_frames(picture, frame, shift, args.still_frames, e["image"])
                 label = f" {shift}" + (f" x{args.still_frames}" if args.still_frames > 1 and shift in AGAIN else "")
                 reading = read_dice(picture, MODE[kind], profile=profile, **options)
-                row = score(groups[f"{set_name}/{kind}" + (label if shift else "")], reading, boxes)
+                row = score(groups[f"{set_name}/{kind}" + (label if shift else "")], reading, boxes,
+                            options.get("min_confidence", DEFAULT_MIN_CONFIDENCE))
                 if details:
                     details.write(json.dumps({"image": str(root / e["image"]), "kind": kind, "shift": shift or None,
                                               "frames": args.still_frames if shift in AGAIN else 1,
@@ -320,6 +334,13 @@ def main() -> int:
         print(f"  {name:<26}" + "".join(f"{k} {100 * g[k] / max(1, n):5.1f} [{lo:5.1f}, {hi:5.1f}]  "
                                           for k in ("right", "silent", "flagged") for lo, hi in [wilson(g[k], n)])
               + verdict(g))
+    print("dice found, read right and sure (at or over the reader's min confidence), of the labelled dice; and what "
+          "98% of scenes right needs of each die at the row's dice per scene (needed = 0.98 ** (images / dice)):")
+    for name, g in summary.items():
+        dice = max(1, g["labelled"])
+        print(f"  {name:<26}dice {g['labelled']:>5}  per scene {g['labelled'] / max(1, g['images']):4.1f}  "
+              f"right and sure {100 * g['sure_right'] / dice:6.2f}%  needed {100 * per_die_needed(g):6.2f}%  "
+              f"dice not right and sure {dice - g['sure_right']:>4}, at most {dice * (1 - per_die_needed(g)):6.1f}")
     if speed_total:
         median = statistics.median(speed_total)
         print(f"speed at 1280x960, one core, {len(speed_total)} frames: median {median:.1f} ms, "
