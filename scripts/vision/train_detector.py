@@ -71,7 +71,10 @@ out 964 / 2) but takes frames to a 24-26 ms median (bar 20). --teachers distils 
 into one net: the shipped model trained on for 40 epochs (--from-onnx, --lr 3e-4, --shadows
 0.2, --teachers shipped,0.2), about 17 minutes each. --teach-weight 1.0: every image 5261 /
 26, held out 956 / 5, shadow and pool 911 / 94; 0.3: 5239 / 27, held out 951 / 7. Both fail
-on held-out right reads (960). Not kept; a longer or fresh run was not tried.
+on held-out right reads (960). Not kept. Trained afresh with them (fifteenth session: 280
+epochs, --shadows 0.2 --teachers shipped,0.2, one thread, about two hours): every image 5226 /
+32 (spike-A silent 3 -> 18), held out 947 / 6, shadow and pool 1005 / 46. Fails the rule on
+every count; not kept.
 
 Output at stride 4: channel 0 = die-centre heatmap (logit), channel 1 = log(die size in
 input pixels). The run-time reader (hardware/vision/detect.py) resizes a frame so its long
