@@ -270,6 +270,7 @@ def main() -> int:
     if args.still_frames < 1:
         ap.error("--still-frames must be 1 or more")
     shifts = [s for s in args.shift.split(",") if s]
+    min_confidence = DEFAULT_MIN_CONFIDENCE if args.min_confidence is None else args.min_confidence
     for s in shifts:
         if s not in SHIFTS:
             ap.error(f"unknown shift {s!r}; known: {', '.join(SHIFTS)}")
@@ -294,14 +295,12 @@ def main() -> int:
             if args.split != "all" and is_held_out(e["image"]) != (args.split == "heldout"):
                 continue
             frame = cv2.imread(str(root / e["image"]))
-            options = {} if args.min_confidence is None else {"min_confidence": args.min_confidence}
             for shift in [""] + shifts:
                 picture, boxes = shifted(frame, e["boxes"], shift)
                 picture = still_frames(picture, frame, shift, args.still_frames, e["image"])
                 label = f" {shift}" + (f" x{args.still_frames}" if args.still_frames > 1 and shift in AGAIN else "")
-                reading = read_dice(picture, MODE[kind], profile=profile, **options)
-                row = score(groups[f"{set_name}/{kind}" + (label if shift else "")], reading, boxes,
-                            options.get("min_confidence", DEFAULT_MIN_CONFIDENCE))
+                reading = read_dice(picture, MODE[kind], profile=profile, min_confidence=min_confidence)
+                row = score(groups[f"{set_name}/{kind}" + (label if shift else "")], reading, boxes, min_confidence)
                 if details:
                     details.write(json.dumps({"image": str(root / e["image"]), "kind": kind, "shift": shift or None,
                                               "frames": args.still_frames if shift in AGAIN else 1,
@@ -337,10 +336,10 @@ def main() -> int:
     print("dice found, read right and sure (at or over the reader's min confidence), of the labelled dice; and what "
           "98% of scenes right needs of each die at the row's dice per scene (needed = 0.98 ** (images / dice)):")
     for name, g in summary.items():
-        dice = max(1, g["labelled"])
+        dice, needed = max(1, g["labelled"]), per_die_needed(g)
         print(f"  {name:<26}dice {g['labelled']:>5}  per scene {g['labelled'] / max(1, g['images']):4.1f}  "
-              f"right and sure {100 * g['sure_right'] / dice:6.2f}%  needed {100 * per_die_needed(g):6.2f}%  "
-              f"dice not right and sure {dice - g['sure_right']:>4}, at most {dice * (1 - per_die_needed(g)):6.1f}")
+              f"right and sure {100 * g['sure_right'] / dice:6.2f}%  needed {100 * needed:6.2f}%  "
+              f"dice not right and sure {dice - g['sure_right']:>4}, at most {dice * (1 - needed):6.1f}")
     if speed_total:
         median = statistics.median(speed_total)
         print(f"speed at 1280x960, one core, {len(speed_total)} frames: median {median:.1f} ms, "
