@@ -112,8 +112,8 @@ def stop_slates(handle) -> dict:
 def press_latency(slate_count: int, presses: int) -> dict:
     from gpiozero.pins.mock import MockFactory
 
-    from companion.config import parse_config
-    from companion.service import TableService
+    from companion.appliance.config import parse_config
+    from companion.appliance.service import TableService
 
     factory = MockFactory()
     data_dir = tempfile.mkdtemp(prefix="bench-press-")

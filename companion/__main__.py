@@ -1,5 +1,5 @@
 import sys
 
-from companion.cli import main
+from companion.appliance.cli import main
 
 sys.exit(main())

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.cli import COMMANDS
+from companion.appliance.cli import COMMANDS
 
 REPO = Path(__file__).resolve().parent.parent
 GUIDES = [REPO / "docs" / "hardware.md", REPO / "docs" / "pi-setup.md"]

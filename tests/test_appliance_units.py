@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.cli import COMMANDS
+from companion.appliance.cli import COMMANDS
 
 REPO = Path(__file__).resolve().parent.parent
 INSTALLER = REPO / "scripts" / "install-pi.sh"

@@ -13,9 +13,9 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from companion.calibration import CALIBRATION_FILE, Calibration, CalibrationError, CalibrationStore, check_region
-from companion.config import parse_config
+from companion.appliance.config import parse_config
 from companion.reveal import Sight
-from companion.service import TableService
+from companion.appliance.service import TableService
 from hardware.faults import CameraUnavailable
 from test_service import FakeCamera, FakeReader, FakeReady, eventually
 from test_vision_covered import COVERED, table, with_hand  # noqa: F401 (a fixture)

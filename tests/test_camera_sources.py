@@ -230,7 +230,7 @@ def test_hardware_modules_import_without_picamera2_and_do_not_load_it():
     """On a laptop `import picamera2` fails; nothing may need it before a Pi camera is opened."""
     code = (
         "import sys; sys.modules['picamera2'] = None\n"
-        "import hardware.camera, hardware.gpio, hardware.pi_camera, companion.cli.check_hardware\n"
+        "import hardware.camera, hardware.gpio, hardware.pi_camera, companion.appliance.cli.check_hardware\n"
         "sys.modules.pop('picamera2')\n"
         "assert 'picamera2' not in sys.modules and 'libcamera' not in sys.modules\n"
         "print('ok')\n"

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from companion.cli import main
+from companion.appliance.cli import main
 
 FIVE = ["tregald", "val-des", "gyvahrs", "leiras-dice", "tricksters-tavern"]
 
@@ -122,7 +122,7 @@ def test_replay_prints_a_name_the_console_cannot_encode_as_its_escape(tmp_path, 
 def test_every_listed_command_exists_and_answers_help():
     import importlib
 
-    from companion.cli import COMMANDS
+    from companion.appliance.cli import COMMANDS
 
     for name, (module, _help) in COMMANDS.items():
         command = importlib.import_module(module)

@@ -6,7 +6,7 @@ import stat
 
 import pytest
 
-from companion.config import (
+from companion.appliance.config import (
     ConfigError,
     default_data_dir,
     host_credentials,

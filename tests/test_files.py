@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from companion.cli import calibrate
+from companion.appliance.cli import calibrate
 from hardware import files
 from hardware.files import replace_file
 from hardware.vision import SpikeProfile

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from companion.cli import check_hardware
-from companion.cli.check_hardware import HardwareCheck
+from companion.appliance.cli import check_hardware
+from companion.appliance.cli.check_hardware import HardwareCheck
 from hardware.camera_config import CameraConfig
 from hardware.gpio import Wiring
 

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from companion.config import parse_config
+from companion.appliance.config import parse_config
 from companion.reveal import Sight
 from companion.rules import ChipCall, DiceObserved
-from companion.service import ServiceError, TableService, light_states
+from companion.appliance.service import ServiceError, TableService, light_states
 from companion.store import CorruptStore
 from hardware.faults import CameraUnavailable
 from hardware.gpio import LightState

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from companion.cli import main
+from companion.appliance.cli import main
 
 
 def _serve(*args):

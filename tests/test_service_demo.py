@@ -15,11 +15,11 @@ import urllib.request
 import numpy as np
 import pytest
 
-from companion.config import parse_config
+from companion.appliance.config import parse_config
 from companion.demo_photos import DemoCamera, ManifestReader, Scene, demo_folder, load_manifest
 from companion.reveal import CAMERA_KINDS
 from companion.rules import DiceObserved, DiceRequest, all_games
-from companion.service import TableService
+from companion.appliance.service import TableService
 from companion.simulate import player_names
 
 

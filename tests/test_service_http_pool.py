@@ -1,11 +1,11 @@
-"""The service's waitress dispatcher wakes the worker that went idle last (companion.http_pool)."""
+"""The service's waitress dispatcher wakes the worker that went idle last (companion.appliance.http_pool)."""
 
 from __future__ import annotations
 
 import threading
 import time
 
-from companion.http_pool import LastIdleFirst, warm_dispatcher
+from companion.appliance.http_pool import LastIdleFirst, warm_dispatcher
 
 
 def _wait_until(condition, timeout: float = 5.0) -> None:

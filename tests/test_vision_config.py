@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cli import calibrate
+from companion.appliance.cli import calibrate
 from hardware.vision import VisionConfig, VisionConfigError
 
 

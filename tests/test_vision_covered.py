@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cli import read as read_cli
+from companion.appliance.cli import read as read_cli
 from companion.reveal import VisionReader
 from hardware.vision import EmptyTable, ReadyToRead, VisionConfig, read_dice
 

@@ -11,9 +11,9 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cli import calibrate as calibrate_cli
-from companion.cli import read as read_cli
-from companion.cli import teach as teach_cli
+from companion.appliance.cli import calibrate as calibrate_cli
+from companion.appliance.cli import read as read_cli
+from companion.appliance.cli import teach as teach_cli
 from hardware.camera import RecordedFrames
 from hardware.faults import CameraUnavailable
 from hardware.vision import SpikeProfile, UnreadableFrame, load_picture, read_dice

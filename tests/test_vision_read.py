@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cli import read as read_cli
+from companion.appliance.cli import read as read_cli
 from hardware.vision import DieReading, Reading, UnreadableFrame, annotate, read_dice
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cli import teach as teach_cli
+from companion.appliance.cli import teach as teach_cli
 from hardware.vision import SpikeProfile, SpikeProfileError, networks, read_dice, spike
 from hardware.vision.reader import find_dice
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from companion.cli import serve
+from companion.appliance.cli import serve
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from companion.cli.options import parse_options
-from companion.cli.slate_text import render
+from companion.appliance.cli.options import parse_options
+from companion.appliance.cli.slate_text import render
 from companion.rules import RulesError
 from companion.simulate import RunawayGame, player_names, simulate
 

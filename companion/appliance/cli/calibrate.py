@@ -50,8 +50,8 @@ def panel_overrides(data_dir: Path, keys) -> list[str]:
 
 def _service_data_dirs(given: Path | None) -> list[Path]:
     """Where the service may keep its data: the given folder, else its default
-    (companion.config.default_data_dir) and the appliance's."""
-    from companion.config import default_data_dir
+    (companion.appliance.config.default_data_dir) and the appliance's."""
+    from companion.appliance.config import default_data_dir
 
     if given is not None:
         return [given]

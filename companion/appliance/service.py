@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from companion.calibration import CalibrationStore, CameraSetup
-from companion.config import Config, HostCredentials, host_credentials
+from companion.appliance.config import Config, HostCredentials, host_credentials
 from companion.reveal import DiceReader, RevealDesk, SettledScene, VisionReader
 from companion.rules import BadRecord, IllegalAction, UnknownGame
 from companion.store import SqliteStore
@@ -207,7 +207,7 @@ class TableService:
     def _build_server(self):
         from waitress import create_server
 
-        from companion.http_pool import warm_dispatcher
+        from companion.appliance.http_pool import warm_dispatcher
 
         threads = self.config.web.threads
         dispatcher = warm_dispatcher(threads)  # short requests stay on a few warm threads

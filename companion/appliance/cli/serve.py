@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from companion.config import ConfigError, load_config, prepare_data_dir
+from companion.appliance.config import ConfigError, load_config, prepare_data_dir
 from companion.store import StoreError
 
 
@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_service(args: argparse.Namespace, *, demo: bool) -> int:
     """Shared by `serve` and `demo`: build, start, print where to go, wait for a signal."""
-    from companion.service import ServiceError, TableService
+    from companion.appliance.service import ServiceError, TableService
 
     setup_logging(args.log_level)
     name = "demo" if demo else "serve"
@@ -81,6 +81,6 @@ def _configured(config, key: str) -> bool:
 def _default_dir(demo: bool) -> Path | None:
     if not demo:
         return None
-    from companion.config import default_data_dir
+    from companion.appliance.config import default_data_dir
 
     return default_data_dir() / "demo"

@@ -1,6 +1,6 @@
 """The `companion` command.
 
-Each subcommand lives in its own module under `companion.cli` and exposes
+Each subcommand lives in its own module under `companion.appliance.cli` and exposes
 `add_arguments(parser)` and `run(args) -> int`. Modules are imported only when their
 command runs, so a missing optional dependency (picamera2, say) never breaks another
 command.
@@ -14,15 +14,15 @@ import sys
 
 # command name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "simulate": ("companion.cli.simulate", "play a whole game with random players and print the slate"),
-    "replay": ("companion.cli.replay", "rebuild the slate from a game record"),
-    "games": ("companion.cli.games", "list the games the companion referees and their options"),
-    "read": ("companion.cli.read", "read dice from photos and print one JSON line per image"),
-    "teach": ("companion.cli.teach", "teach the reader a die's faces (spike dice)"),
-    "calibrate": ("companion.cli.calibrate", "set the table region (ROI) the camera reads"),
-    "serve": ("companion.cli.serve", "run the table service: camera, buttons, engine and slate"),
-    "demo": ("companion.cli.demo", "run the service on a laptop with virtual buttons and recorded photos"),
-    "check-hardware": ("companion.cli.check_hardware", "interactive wiring test for buttons, lights and camera"),
+    "simulate": ("companion.appliance.cli.simulate", "play a whole game with random players and print the slate"),
+    "replay": ("companion.appliance.cli.replay", "rebuild the slate from a game record"),
+    "games": ("companion.appliance.cli.games", "list the games the companion referees and their options"),
+    "read": ("companion.appliance.cli.read", "read dice from photos and print one JSON line per image"),
+    "teach": ("companion.appliance.cli.teach", "teach the reader a die's faces (spike dice)"),
+    "calibrate": ("companion.appliance.cli.calibrate", "set the table region (ROI) the camera reads"),
+    "serve": ("companion.appliance.cli.serve", "run the table service: camera, buttons, engine and slate"),
+    "demo": ("companion.appliance.cli.demo", "run the service on a laptop with virtual buttons and recorded photos"),
+    "check-hardware": ("companion.appliance.cli.check_hardware", "interactive wiring test for buttons, lights and camera"),
 }
 
 

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from companion.cli.slate_text import render
+from companion.appliance.cli.slate_text import render
 from companion.rules import GameRecord, RulesError, get_game, replay
 
 
