@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from companion.calibration import CalibrationStore, CameraSetup
+from hardware.camera_setup import CalibrationStore, CameraSetup
 from companion.table import Table
 from hardware.vision import VisionConfig
 from test_browser_slate import ARTIFACTS, Server, browser, log_in  # noqa: F401 (a fixture)

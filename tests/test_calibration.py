@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from companion.calibration import CALIBRATION_FILE, Calibration, CalibrationError, CalibrationStore, check_region
+from hardware.camera_setup import CALIBRATION_FILE, Calibration, CalibrationError, CalibrationStore, check_region
 from companion.appliance.config import parse_config
-from companion.reveal import Sight
+from hardware.reveal.desk import Sight
 from companion.appliance.service import TableService
 from hardware.faults import CameraUnavailable
 from test_service import FakeCamera, FakeReader, FakeReady, eventually

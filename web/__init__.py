@@ -26,7 +26,7 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
     slow-down after wrong PINs; default grows 1, 2, 4 ... capped), sse_max_seconds
     and sse_heartbeat (tests). `on_reveal` reads the dice now and returns a short
     status; None means no camera (manual entry only). `camera` is the host panel's camera
-    page (companion.calibration.CameraSetup); None leaves the page out.
+    page (hardware.camera_setup.CameraSetup); None leaves the page out.
     """
     settings = dict(settings or {})
     app = Flask(__name__)

@@ -10,7 +10,7 @@ from typing import Callable
 
 from flask import Blueprint, abort, flash, jsonify, make_response, redirect, render_template, request, url_for
 
-from companion.calibration import CalibrationError
+from hardware.camera_setup import CalibrationError
 from web import actions
 from web.errors import error_response, wants_json
 from web.guard import csrf_token

@@ -21,9 +21,9 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from companion.calibration import CalibrationStore, CameraSetup
+from hardware.camera_setup import CalibrationStore, CameraSetup
 from companion.appliance.config import Config, HostCredentials, host_credentials
-from companion.reveal import DiceReader, RevealDesk, SettledScene, VisionReader
+from hardware.reveal.desk import DiceReader, RevealDesk, SettledScene, VisionReader
 from companion.rules import BadRecord, IllegalAction, UnknownGame
 from companion.store import SqliteStore
 from companion.table import Table
@@ -149,7 +149,7 @@ class TableService:
     def _build_desk(self) -> RevealDesk:
         opener = self._open_camera
         if self.demo:
-            from companion.demo_photos import DemoCamera
+            from hardware.demo_camera import DemoCamera
 
             camera = DemoCamera(self.table)
             self._demo_camera = camera
@@ -382,7 +382,7 @@ def vision_ready(vision_config) -> Callable[[], Any]:
 
 def demo_reader(camera, vision_config, table) -> DiceReader:
     """The real reader with the bundled spike dice taught; the photos' own values if it cannot load."""
-    from companion.demo_photos import ManifestReader, demo_spike_profile
+    from hardware.demo_camera import ManifestReader, demo_spike_profile
 
     try:
         return VisionReader(vision_config, spike_profile=demo_spike_profile())

@@ -8,7 +8,7 @@ fifteen) more dice cut from the other photos are laid on a photo's table. The re
 it; `ManifestReader` stands in when the reader cannot be loaded, using the values the
 photos were rendered with.
 
-Photos: companion/data/demo/ (rendered scenes; manifest.json says what each shows).
+Photos: hardware/data/demo/ (rendered scenes; manifest.json says what each shows).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any, Callable
 import cv2
 import numpy as np
 
-from companion.reveal import CAMERA_KINDS, Sight
+from hardware.reveal.desk import CAMERA_KINDS, Sight
 
 EMPTY_SIZE = (768, 1024)  # height, width of the bundled photos
 FELT_BGR = (52, 84, 40)
@@ -46,7 +46,7 @@ def _dice(values) -> list[str]:
 
 
 def demo_folder() -> Path:
-    return Path(str(resources.files("companion").joinpath("data/demo")))
+    return Path(str(resources.files("hardware").joinpath("data/demo")))
 
 
 def load_manifest(folder: Path | None = None) -> dict[str, Any]:

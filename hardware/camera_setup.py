@@ -229,7 +229,7 @@ class CameraSetup:
         """The camera's latest picture as a JPEG no wider than a reveal photo, and the
         camera's own width and height (the region is set in those); None without a recent
         picture; CalibrationError while it is withheld."""
-        from companion.reveal import encode_photo
+        from hardware.reveal.desk import encode_photo
 
         self._check_shown()
         frame = self._desk.latest_frame()
@@ -347,7 +347,7 @@ class CameraSetup:
         """Let the camera measure the room's light again and lock what it finds: for when
         the lights changed since the service started (dusk, a lamp switched on). The dice
         under the cups show nothing new, so this is allowed during a game."""
-        from companion.reveal import CameraJobFailed
+        from hardware.reveal.desk import CameraJobFailed
 
         self._check_writable()
         try:
@@ -367,7 +367,7 @@ class CameraSetup:
     def try_read(self, kind: Any) -> str:
         """Read the dice in view now, as a reveal would, without offering them to any game:
         to check the light, the region and the taught faces before play."""
-        from companion.reveal import CAMERA_KINDS
+        from hardware.reveal.desk import CAMERA_KINDS
 
         self._check_shown()
         if kind not in CAMERA_KINDS:
@@ -396,7 +396,7 @@ class CameraSetup:
         from hardware.vision import annotate
         from hardware.vision.reading import DieReading, Reading
 
-        from companion.reveal import encode_photo
+        from hardware.reveal.desk import encode_photo
 
         reading = Reading(tuple(DieReading(v, tuple(b), c) for v, b, c in dice), flagged, reason)
         try:
@@ -488,7 +488,7 @@ class CameraSetup:
         """`job(frame, reader)` run on the camera thread with a picture taken now; the
         camera's absence or silence comes back as a CalibrationError saying what could not
         be done (`doing`: "take", "read", "teach from")."""
-        from companion.reveal import CameraJobFailed
+        from hardware.reveal.desk import CameraJobFailed
 
         def with_picture(frame, reader):
             if frame is None:
