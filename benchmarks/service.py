@@ -243,7 +243,7 @@ class Process:
 
 def play_over_http(proc: Process, game: str, seed: int, *, camera: bool) -> int:
     """A whole random game through the host panel's API; returns the number of requests."""
-    from hardware.reveal.desk import CAMERA_KINDS
+    from hardware.reveal import CAMERA_KINDS
     from companion.rules import ChipCall, DiceObserved, get_game
     from companion.session import Session
     from companion.simulate import player_names

@@ -1,174 +1,34 @@
-"""The camera's calibration set on the host panel: the table region, the empty-table photo
-and the taught spike dice.
+"""The host panel's camera page: what the camera sees, the table region, the empty-table
+photo, trial reads and spike faces taught from the camera.
 
-The config file's [vision] section belongs to whoever installed the table (on the Pi it is
-root's, and the service may not write /etc). What the host sets on the panel's camera page
-is kept in the data directory instead: `calibration.json`, the photo
-`empty-table-<when>.png` and the spike profile `spike-profile.npz` beside it. What it sets
-takes precedence over the config file; "forget" goes back to the config file's region and
-photo (taught spike faces are kept: "start a new spike profile" replaces them). Every file
-is written whole and renamed into place, so a power cut leaves the old or the new, never half.
+`CameraSetup` keeps what the host sets in the data directory (`hardware.calibration`)
+and has the reveal desk build its reader anew; every change runs on the camera thread,
+between reads. Refusals are `CalibrationError`s, whose kinds the web layer answers with
+its own status codes.
 """
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import os
 import threading
 import time
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable
 
-import cv2
 import numpy as np
 
-from hardware.files import replace_file
-from hardware.vision.config import VisionConfigError, four_numbers
+from hardware.calibration import (
+    SPIKE_PROFILE_FILE,
+    Calibration,
+    CalibrationError,
+    CalibrationInputError,
+    CalibrationStore,
+    applied,
+    check_region,
+)
+from hardware.reveal import CAMERA_KINDS, CameraJobFailed, encode_photo
 
 log = logging.getLogger("companion.calibration")
-
-CALIBRATION_FILE = "calibration.json"
-EMPTY_TABLE_PREFIX = "empty-table-"
-SPIKE_PROFILE_FILE = "spike-profile.npz"
-#: The smallest table region, in camera pixels each way: a die must fit in it several times.
-MIN_REGION = 32
-
-
-class CalibrationError(ValueError):
-    """The host's calibration cannot be taken; the message says why and what to do.
-    `status`: the HTTP status the panel answers with (409: not now; 400 and 422: bad input)."""
-
-    def __init__(self, message: str, status: int = 409):
-        super().__init__(message)
-        self.status = status
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """What the host set: None means "as the config file says"."""
-
-    roi: tuple[int, int, int, int] | None = None
-    empty_table: str | None = None  # a file name in the data directory
-    spike_profile: str | None = None  # likewise
-
-    def to_json(self) -> dict[str, Any]:
-        return {"roi": list(self.roi) if self.roi else None, "empty_table": self.empty_table,
-                "spike_profile": self.spike_profile}
-
-    @classmethod
-    def from_json(cls, data: Any) -> "Calibration":
-        if not isinstance(data, dict):
-            raise CalibrationError("not a JSON object")
-        roi = data.get("roi")
-        if roi is not None:
-            if not isinstance(roi, list):
-                raise CalibrationError(f"roi must be four numbers x1,y1,x2,y2, not {roi!r}")
-            try:
-                roi = four_numbers(roi)
-            except VisionConfigError as exc:
-                raise CalibrationError(str(exc)) from None
-        names = {}
-        for key in ("empty_table", "spike_profile"):
-            name = data.get(key)
-            if name is not None and (not isinstance(name, str) or not name or Path(name).name != name):
-                raise CalibrationError(f"{key} must be a file name in the data directory, not {name!r}")
-            names[key] = name
-        return cls(roi, **names)
-
-
-def check_region(roi: Any, width: int, height: int) -> tuple[int, int, int, int]:
-    """The region as four whole camera pixels, inside a width x height picture and large
-    enough to hold dice; CalibrationError (saying which) otherwise."""
-    if not isinstance(roi, (list, tuple)):
-        raise CalibrationError(f"the table region must be four numbers x1,y1,x2,y2, not {roi!r}", 400)
-    try:
-        x1, y1, x2, y2 = four_numbers(roi, "the table region")
-    except VisionConfigError as exc:
-        raise CalibrationError(str(exc), 400) from None
-    if x1 < 0 or y1 < 0 or x2 > width or y2 > height:
-        raise CalibrationError(f"the table region {x1},{y1},{x2},{y2} reaches outside the camera's "
-                               f"{width}x{height} picture", 422)
-    if x2 - x1 < MIN_REGION or y2 - y1 < MIN_REGION:
-        raise CalibrationError(f"the table region {x1},{y1},{x2},{y2} is too small: at least "
-                               f"{MIN_REGION} camera pixels each way", 422)
-    return x1, y1, x2, y2
-
-
-class CalibrationStore:
-    """calibration.json and the empty-table photo in the data directory."""
-
-    def __init__(self, data_dir: Path):
-        self.data_dir = Path(data_dir)
-        self.path = self.data_dir / CALIBRATION_FILE
-        self.problem: str | None = None  # why the saved calibration could not be used
-
-    def load(self) -> Calibration:
-        """The saved calibration; none saved is the empty one. A file that cannot be used is
-        moved aside (never overwritten later), said in the log and kept in `problem`."""
-        self.problem = None
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return Calibration()
-        except OSError as exc:
-            self.problem = f"cannot read {self.path}: {exc.strerror or exc}"
-            log.error("the camera calibration: %s; using the config file's", self.problem)
-            return Calibration()
-        try:
-            calibration = Calibration.from_json(json.loads(text))
-        except (ValueError, CalibrationError) as exc:
-            aside = self.path.with_name(f"{CALIBRATION_FILE}.bad-{time.strftime('%Y%m%d-%H%M%S')}")
-            try:
-                self.path.rename(aside)
-                where = f"moved to {aside.name}"
-            except OSError:
-                where = "left in place"
-            self.problem = f"{self.path.name} could not be used ({exc}); {where}"
-            log.error("the camera calibration: %s; using the config file's", self.problem)
-            return Calibration()
-        for key, what in (("empty_table", "the empty-table photo"), ("spike_profile", "the spike profile")):
-            name = getattr(calibration, key)
-            if name and not (self.data_dir / name).is_file():
-                self.problem = f"{what} {name} is missing"
-                log.warning("the camera calibration: %s", self.problem)
-                calibration = dataclasses.replace(calibration, **{key: None})
-        return calibration
-
-    def save(self, calibration: Calibration) -> None:
-        replace_file(self.path, (json.dumps(calibration.to_json(), indent=2) + "\n").encode())
-        self.problem = None
-
-    def save_photo(self, frame: np.ndarray) -> str:
-        """Write an empty-table photo (lossless) under a new name and return the name: the
-        photo in use stays until the calibration naming the new one is saved."""
-        ok, data = cv2.imencode(".png", frame)
-        if not ok:
-            raise CalibrationError("the camera's picture could not be saved as a photo")
-        name = f"{EMPTY_TABLE_PREFIX}{time.strftime('%Y%m%d-%H%M%S')}-{time.monotonic_ns() % 1000000:06d}.png"
-        replace_file(self.data_dir / name, data.tobytes())
-        return name
-
-    def remove_photo(self, name: str | None) -> None:
-        """Delete a photo of ours that no calibration names any more."""
-        if name and name.startswith(EMPTY_TABLE_PREFIX):
-            try:
-                (self.data_dir / name).unlink()
-            except OSError as exc:
-                log.warning("could not delete the old empty-table photo %s: %s", name, exc)
-
-
-def applied(vision: Any, calibration: Calibration, data_dir: Path) -> Any:
-    """The [vision] settings with the host's calibration on top."""
-    changes: dict[str, Any] = {}
-    if calibration.roi is not None:
-        changes["roi"] = calibration.roi
-    if calibration.empty_table is not None:
-        changes["empty_table"] = str(Path(data_dir) / calibration.empty_table)
-    if calibration.spike_profile is not None:
-        changes["spike_profile"] = str(Path(data_dir) / calibration.spike_profile)
-    return dataclasses.replace(vision, **changes) if changes else vision
 
 
 def light_summary(locked: dict[str, Any]) -> dict[str, Any]:
@@ -229,8 +89,6 @@ class CameraSetup:
         """The camera's latest picture as a JPEG no wider than a reveal photo, and the
         camera's own width and height (the region is set in those); None without a recent
         picture; CalibrationError while it is withheld."""
-        from hardware.reveal.desk import encode_photo
-
         self._check_shown()
         frame = self._desk.latest_frame()
         if frame is None:
@@ -347,8 +205,6 @@ class CameraSetup:
         """Let the camera measure the room's light again and lock what it finds: for when
         the lights changed since the service started (dusk, a lamp switched on). The dice
         under the cups show nothing new, so this is allowed during a game."""
-        from hardware.reveal.desk import CameraJobFailed
-
         self._check_writable()
         try:
             locked = self._desk.measure_light()
@@ -367,11 +223,9 @@ class CameraSetup:
     def try_read(self, kind: Any) -> str:
         """Read the dice in view now, as a reveal would, without offering them to any game:
         to check the light, the region and the taught faces before play."""
-        from hardware.reveal.desk import CAMERA_KINDS
-
         self._check_shown()
         if kind not in CAMERA_KINDS:
-            raise CalibrationError(f"the dice to read are one of {', '.join(CAMERA_KINDS)}, not {kind!r}", 400)
+            raise CalibrationInputError(f"the dice to read are one of {', '.join(CAMERA_KINDS)}, not {kind!r}")
 
         def job(frame, reader):
             if reader is None:
@@ -396,8 +250,6 @@ class CameraSetup:
         from hardware.vision import annotate
         from hardware.vision.reading import DieReading, Reading
 
-        from hardware.reveal.desk import encode_photo
-
         reading = Reading(tuple(DieReading(v, tuple(b), c) for v, b, c in dice), flagged, reason)
         try:
             data = encode_photo(annotate(frame, reading, getattr(self.vision, "min_confidence", 0.8)))[0]
@@ -415,7 +267,7 @@ class CameraSetup:
         self._check_writable()
         self._check_shown()
         if isinstance(face, bool) or str(face).strip() not in {str(v) for v in range(1, 7)}:
-            raise CalibrationError(f"a spike face is 1 to 6, not {face!r}", 400)
+            raise CalibrationInputError(f"a spike face is 1 to 6, not {face!r}")
         face = int(str(face).strip())
         with self._teaching:
             with self._lock:
@@ -488,8 +340,6 @@ class CameraSetup:
         """`job(frame, reader)` run on the camera thread with a picture taken now; the
         camera's absence or silence comes back as a CalibrationError saying what could not
         be done (`doing`: "take", "read", "teach from")."""
-        from hardware.reveal.desk import CameraJobFailed
-
         def with_picture(frame, reader):
             if frame is None:
                 raise CalibrationError(f"there is no camera picture to {doing}: check the camera is connected")

@@ -25,7 +25,7 @@ from typing import Any, Callable
 import cv2
 import numpy as np
 
-from hardware.reveal.desk import CAMERA_KINDS, Sight
+from hardware.reveal import CAMERA_KINDS, Sight
 
 EMPTY_SIZE = (768, 1024)  # height, width of the bundled photos
 FELT_BGR = (52, 84, 40)

@@ -8,8 +8,9 @@ import time
 import numpy as np
 import pytest
 
-from hardware.camera_setup import CalibrationStore, CameraSetup
 from companion.table import Table
+from hardware.calibration import CalibrationStore
+from hardware.camera_setup import CameraSetup
 from hardware.vision import VisionConfig
 from test_browser_slate import ARTIFACTS, Server, browser, log_in  # noqa: F401 (a fixture)
 from web_app import make_app

@@ -12,11 +12,18 @@ import numpy as np
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from hardware.camera_setup import CALIBRATION_FILE, Calibration, CalibrationError, CalibrationStore, check_region
 from companion.appliance.config import parse_config
-from hardware.reveal.desk import Sight
 from companion.appliance.service import TableService
+from hardware.calibration import (
+    CALIBRATION_FILE,
+    Calibration,
+    CalibrationInputError,
+    CalibrationStore,
+    RegionDoesNotFit,
+    check_region,
+)
 from hardware.faults import CameraUnavailable
+from hardware.reveal import Sight
 from test_service import FakeCamera, FakeReader, FakeReady, eventually
 from test_vision_covered import COVERED, table, with_hand  # noqa: F401 (a fixture)
 
@@ -217,12 +224,13 @@ def test_a_broken_calibration_is_shown_on_the_slate_and_the_service_still_starts
 
 def test_check_region_rounds_and_refuses():
     assert check_region(["1", 2.6, 40.2, 40], 80, 60) == (1, 3, 40, 40)
-    with pytest.raises(CalibrationError, match="four") as refused:
+    with pytest.raises(CalibrationInputError, match="four"):
         check_region([0, 0, True, 40], 80, 60)
-    assert refused.value.status == 400
-    with pytest.raises(CalibrationError, match="outside"):
+    with pytest.raises(RegionDoesNotFit, match="outside"):
         check_region([-1, 0, 40, 40], 80, 60)
-    with pytest.raises(CalibrationError, match="finite"):
+    with pytest.raises(RegionDoesNotFit, match="too small"):
+        check_region([0, 0, 20, 20], 80, 60)
+    with pytest.raises(CalibrationInputError, match="finite"):
         check_region([0, 0, float("inf"), 40], 80, 60)
 
 

@@ -17,12 +17,12 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from companion.appliance.config import parse_config
-from hardware.reveal.desk import Sight
-from companion.rules import ChipCall, DiceObserved
 from companion.appliance.service import ServiceError, TableService, light_states
+from companion.rules import ChipCall, DiceObserved
 from companion.store import CorruptStore
 from hardware.faults import CameraUnavailable
 from hardware.gpio import LightState
+from hardware.reveal import Sight
 
 # Default wiring (hardware/data/default-wiring.toml), seats as the engine counts them:
 # seat 0 green 17 / yellow 27, seat 1 green 23 / yellow 24, seat 3 green 12, reveal 4, liar 18.
@@ -402,7 +402,7 @@ def test_the_reveal_photo_is_cropped_around_the_dice_with_boxes_in_its_pixels():
     import cv2
     import numpy as np
 
-    from hardware.reveal.desk import PHOTO_WIDTH, Sight, encode_photo
+    from hardware.reveal import PHOTO_WIDTH, Sight, encode_photo
 
     frame = np.zeros((1296, 2304, 3), np.uint8)
     frame[648:792, 1152:1296] = (0, 0, 255)  # one red die
@@ -420,7 +420,7 @@ def test_a_wide_frame_without_dice_is_shrunk_whole():
     import cv2
     import numpy as np
 
-    from hardware.reveal.desk import PHOTO_WIDTH, encode_photo
+    from hardware.reveal import PHOTO_WIDTH, encode_photo
 
     photo, _ = encode_photo(np.zeros((1296, 2304, 3), np.uint8))
     image = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR)
@@ -481,7 +481,7 @@ class _TurnedDesk:
     """A RevealDesk on a clock turned by hand: step() is one turn of the camera loop, 0.1 s on."""
 
     def __init__(self, table, camera, make_reader, ready, **options):
-        from hardware.reveal.desk import RevealDesk
+        from hardware.reveal import RevealDesk
 
         self.now = 0.0
         self.desk = RevealDesk(table, lambda: camera, make_reader, ready=ready, clock=lambda: self.now, **options)
@@ -539,7 +539,7 @@ def test_dice_already_read_are_not_read_again_as_a_new_throw():
 
 
 def test_measuring_the_light_again_does_not_read_the_dice_lying_there_again():
-    from hardware.reveal.desk import CameraJobFailed
+    from hardware.reveal import CameraJobFailed
     from hardware.vision import ReadyToRead
 
     shown = {"frame": _tray((320, 200))}
@@ -607,7 +607,7 @@ def test_a_table_region_outside_the_cameras_picture_is_told_not_a_crash_loop():
 
 
 def test_same_throw_is_the_same_dice_in_nearly_the_same_places():
-    from hardware.reveal.desk import same_throw
+    from hardware.reveal import same_throw
 
     before = Sight((3, 5), ((100, 100, 140, 140), (300, 100, 340, 140)), (0.9, 0.9))
     assert same_throw(Sight((5, 3), ((305, 104, 345, 144), (96, 98, 136, 138)), (0.9, 0.9)), before)

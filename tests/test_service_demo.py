@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 
 from companion.appliance.config import parse_config
-from hardware.demo_camera import DemoCamera, ManifestReader, Scene, demo_folder, load_manifest
-from hardware.reveal.desk import CAMERA_KINDS
-from companion.rules import DiceObserved, DiceRequest, all_games
 from companion.appliance.service import TableService
+from companion.rules import DiceObserved, DiceRequest, all_games
 from companion.simulate import player_names
+from hardware.demo_camera import DemoCamera, ManifestReader, Scene, demo_folder, load_manifest
+from hardware.reveal import CAMERA_KINDS
 
 
 class StubTable:

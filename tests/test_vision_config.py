@@ -42,7 +42,7 @@ def test_bad_settings_are_refused_naming_the_setting(section, word):
 
 
 def test_still_frames_defaults_to_four_and_is_passed_to_the_watcher():
-    from hardware.reveal.desk import VisionReader
+    from hardware.reveal import VisionReader
 
     assert VisionConfig.from_mapping({}).still_frames == 4
     config = VisionConfig.from_mapping({"still_frames": 1})

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from companion.appliance.cli import read as read_cli
-from hardware.reveal.desk import VisionReader
+from hardware.reveal import VisionReader
 from hardware.vision import EmptyTable, ReadyToRead, VisionConfig, read_dice
 
 FIXTURES = Path(__file__).parent / "fixtures" / "byler"

@@ -179,7 +179,7 @@ def test_dice_too_small_in_the_view_are_flagged_and_a_table_region_fixes_it():
 
 
 def test_the_service_reader_names_the_dice_it_doubts():
-    from hardware.reveal.desk import VisionReader
+    from hardware.reveal import VisionReader
     from hardware.vision import VisionConfig
 
     frame = cv2.imread(str(FIXTURES / "rendered" / "images" / "spikeA_0027.jpg"))  # symbol dice read as pips

@@ -10,7 +10,7 @@ from typing import Callable
 
 from flask import Blueprint, abort, flash, jsonify, make_response, redirect, render_template, request, url_for
 
-from hardware.camera_setup import CalibrationError
+from hardware.calibration import CalibrationError, CalibrationInputError, RegionDoesNotFit
 from web import actions
 from web.errors import error_response, wants_json
 from web.guard import csrf_token
@@ -18,6 +18,19 @@ from web.host import host_action, login_first, require_host
 from web.slate import companion
 
 bp = Blueprint("camera", __name__, url_prefix="/host/camera")
+
+#: How the panel answers each kind of refusal, the most specific first: input that is not
+#: a value the page takes 400, a region that does not fit the picture 422, anything else
+#: (no recent picture, a game in progress, the demo) 409: not now.
+REFUSAL_STATUS: tuple[tuple[type[CalibrationError], int], ...] = (
+    (CalibrationInputError, 400),
+    (RegionDoesNotFit, 422),
+    (CalibrationError, 409),
+)
+
+
+def refusal_status(refusal: CalibrationError) -> int:
+    return next(status for kind, status in REFUSAL_STATUS if isinstance(refusal, kind))
 
 
 def setup():
@@ -43,7 +56,7 @@ def answer(change: Callable[[], str], shown: bool = True):
         return changed(change(), shown)
     except CalibrationError as exc:
         if wants_json():
-            return error_response(exc.status, str(exc))
+            return error_response(refusal_status(exc), str(exc))
         flash(str(exc), "error")
         return redirect(url_for("camera.page"), code=303)
 
@@ -77,7 +90,7 @@ def picture():
     try:
         shot = setup().picture()
     except CalibrationError as exc:
-        abort(exc.status, str(exc))
+        abort(refusal_status(exc), str(exc))
     if shot is None:
         abort(404, "the camera has sent no picture lately")
     data, width, height = shot

@@ -21,13 +21,14 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from hardware.camera_setup import CalibrationStore, CameraSetup
 from companion.appliance.config import Config, HostCredentials, host_credentials
-from hardware.reveal.desk import DiceReader, RevealDesk, SettledScene, VisionReader
 from companion.rules import BadRecord, IllegalAction, UnknownGame
 from companion.store import SqliteStore
 from companion.table import Table
+from hardware.calibration import CalibrationStore
+from hardware.camera_setup import CameraSetup
 from hardware.faults import HardwareFault
+from hardware.reveal import DiceReader, RevealDesk, SettledScene, VisionReader
 
 log = logging.getLogger("companion.service")
 

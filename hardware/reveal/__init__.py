@@ -1,1 +1,44 @@
-"""The camera wing's reveal flow: frames in, a reading offered to the table out."""
+"""The reveal flow: camera frames in, a reading offered to the table out.
+
+- `desk.RevealDesk`: the one thread that owns the camera, reads the dice when they are
+  ready (or when asked) and offers the reading to the table.
+- `sight`: what the reader saw (`Sight`), the checks made on it (`check_sight`,
+  `same_throw`), the photo the slate shows (`encode_photo`), and the reader and
+  ready-signal interfaces the desk is given.
+- `vision_reader.VisionReader`: hardware.vision behind those interfaces;
+  `settled.SettledScene`: a plain still-picture check when the vision cannot load.
+- `jobs`: what other threads ask of the camera thread.
+"""
+
+from hardware.reveal.desk import RevealDesk
+from hardware.reveal.jobs import Ask, CameraJob, CameraJobFailed
+from hardware.reveal.settled import SettledScene
+from hardware.reveal.sight import (
+    CAMERA_KINDS,
+    PHOTO_WIDTH,
+    DiceReader,
+    ReadySignal,
+    Sight,
+    check_sight,
+    encode_photo,
+    same_throw,
+)
+from hardware.reveal.vision_reader import VisionReader, empty_table_of
+
+__all__ = [
+    "CAMERA_KINDS",
+    "PHOTO_WIDTH",
+    "Ask",
+    "CameraJob",
+    "CameraJobFailed",
+    "DiceReader",
+    "ReadySignal",
+    "RevealDesk",
+    "SettledScene",
+    "Sight",
+    "VisionReader",
+    "check_sight",
+    "empty_table_of",
+    "encode_photo",
+    "same_throw",
+]

@@ -14,146 +14,21 @@ reopened every few seconds until it is back.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import logging
-import os
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
-import cv2
 import numpy as np
 
 from hardware.faults import HardwareFault
+from hardware.reveal.jobs import Ask, CameraJob, CameraJobFailed
+from hardware.reveal.sight import CAMERA_KINDS, DiceReader, ReadySignal, Sight, check_sight, encode_photo, same_throw
 from hardware.vision.reading import UnreadableFrame
 
 log = logging.getLogger("companion.reveal")
 
-#: The reading kinds the camera can deliver; "polyhedral" dice are typed in.
-CAMERA_KINDS = ("pips", "chance", "spike")
-PHOTO_WIDTH = 1280
 _MANUAL = "enter the dice on the host panel"
-
-
-@dataclass(frozen=True)
-class Sight:
-    """What the reader saw in one frame, in the table's terms."""
-
-    values: tuple[Any, ...]
-    boxes: tuple[tuple[int, int, int, int], ...]
-    confidences: tuple[float, ...]
-    flagged: bool = False
-    reason: str | None = None
-    unsure: tuple[int, ...] = ()  # which dice (indices) the reader doubts: marked for the host
-
-
-class DiceReader(Protocol):
-    """Reads a frame for one kind of dice."""
-
-    def read(self, frame: np.ndarray, kind: str) -> Sight: ...
-
-
-class ReadySignal(Protocol):
-    """hardware.vision.ReadyToRead: feed(frame, t) -> state whose .value is "ready" when to read.
-    It may also have mark_read(frame): that scene was read, do not say "ready" for it."""
-
-    def feed(self, frame: np.ndarray, t: float) -> Any: ...
-
-
-def check_sight(sight: Sight, kind: str, count: int) -> Sight:
-    """Flag a reading that cannot be what the game expects (count or kind of dice)."""
-    if sight.flagged:
-        return sight
-    if len(sight.values) != count:
-        seen = len(sight.values)
-        return _flag(sight, f"the camera saw {seen} {'die' if seen == 1 else 'dice'} but {count} "
-                            f"{'is' if count == 1 else 'are'} in play: check the photo")
-    wanted = ("red", "blue") if kind == "chance" else (1, 2, 3, 4, 5, 6)
-    odd = [v for v in sight.values if v not in wanted or isinstance(v, bool)]
-    if odd:
-        return _flag(sight, f"the camera read {odd[0]!r}, which is not a face of the {kind} dice in play")
-    return sight
-
-
-def same_throw(now: Sight, before: Sight) -> bool:
-    """The same dice showing the same faces, each within half a die of where it lay: a die
-    nudged or the table bumped after a reading, not a new throw (no throw lands every die
-    where the last one did)."""
-    if not now.values or len(now.values) != len(before.values) or len(now.boxes) != len(now.values) \
-            or len(before.boxes) != len(before.values):
-        return False
-    left = list(zip(before.values, before.boxes))
-    for value, box in zip(now.values, now.boxes):
-        cx, cy, side = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2, max(box[2] - box[0], box[3] - box[1], 1)
-        near = [(abs((b[0] + b[2]) / 2 - cx) + abs((b[1] + b[3]) / 2 - cy), i) for i, (v, b) in enumerate(left)
-                if str(v) == str(value)]
-        if not near:
-            return False
-        distance, i = min(near)
-        if distance > side / 2:
-            return False
-        left.pop(i)
-    return True
-
-
-def _flag(sight: Sight, reason: str) -> Sight:
-    return dataclasses.replace(sight, flagged=True, reason=reason)
-
-
-def encode_photo(image: np.ndarray, sight: Sight | None = None, quality: int = 85) -> tuple[bytes, Sight | None]:
-    """A JPEG the slate can show, and the sight with its boxes in that JPEG's pixels.
-
-    The photo is the plain frame cropped around the dice (so they are large on a slate
-    read from across the table) and at most PHOTO_WIDTH wide. The slate and the host
-    panel draw each die's box and value over it, so a value the host corrects is shown
-    corrected.
-    """
-    boxes = list(sight.boxes) if sight is not None else []
-    height, width = image.shape[:2]
-    x0 = y0 = 0
-    if boxes:
-        side = max(max(b[2] - b[0], b[3] - b[1]) for b in boxes)
-        margin = max(2 * side, min(width, height) // 10)
-        x0 = max(0, min(b[0] for b in boxes) - margin)
-        y0 = max(0, min(b[1] for b in boxes) - margin)
-        x1 = min(width, max(b[2] for b in boxes) + margin)
-        y1 = min(height, max(b[3] for b in boxes) + margin)
-        image = image[y0:y1, x0:x1]
-        height, width = image.shape[:2]
-    scale = 1.0
-    if width > PHOTO_WIDTH:
-        scale = PHOTO_WIDTH / width
-        image = cv2.resize(image, (PHOTO_WIDTH, round(height * scale)), interpolation=cv2.INTER_AREA)
-    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    if not ok:
-        raise ValueError("could not encode the reveal photo")
-    if boxes:
-        moved = tuple(tuple(round((v - (x0, y0)[i % 2]) * scale) for i, v in enumerate(box)) for box in boxes)
-        sight = dataclasses.replace(sight, boxes=moved)
-    return data.tobytes(), sight
-
-
-class _Ask:
-    """A reveal request waiting for the camera thread's answer."""
-
-    def __init__(self) -> None:
-        self.done = threading.Event()
-        self.result: Any = ""
-
-    def answer(self, result: Any) -> None:
-        self.result = result
-        self.done.set()
-
-
-class CameraJobFailed(Exception):
-    """A job given to the camera thread could not run; the message says why, for the host."""
-
-
-#: A job run on the camera thread with the frame taken for it (None: no camera) and the
-#: dice reader (None when it cannot load). What it returns or raises goes back to the asker.
-CameraJob = Callable[[Any, Any], Any]
 
 
 class RevealDesk:
@@ -177,7 +52,7 @@ class RevealDesk:
         self._occluded_notice = occluded_notice
         self._clock = clock
         self._lock = threading.Lock()
-        self._asks: list[_Ask] = []
+        self._asks: list[Ask] = []
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -189,7 +64,7 @@ class RevealDesk:
         self._fresh_scene: np.ndarray | None = None
         self._occluded_since: float | None = None
         self._occlusion_told = False
-        self._jobs: list[tuple[CameraJob, _Ask]] = []
+        self._jobs: list[tuple[CameraJob, Ask]] = []
         self._new_parts: tuple[Callable[[], DiceReader | None], Callable[[], ReadySignal] | None] | None = None
         self._latest: tuple[np.ndarray, float] | None = None  # the last frame and when it came
         self._last_read: np.ndarray | None = None  # the last frame whose reading was offered
@@ -221,9 +96,9 @@ class RevealDesk:
 
     # --- asking for a reading ---------------------------------------------------------
 
-    def request_reveal(self) -> _Ask:
+    def request_reveal(self) -> Ask:
         """The reveal button: read the next frame now (does not wait)."""
-        ask = _Ask()
+        ask = Ask()
         with self._lock:
             self._asks.append(ask)
         self._wake.set()
@@ -255,7 +130,7 @@ class RevealDesk:
         cannot run (no answer within `timeout`, shutting down)."""
         if self._stop.is_set():
             raise CameraJobFailed("the table is shutting down")
-        ask = _Ask()
+        ask = Ask()
         with self._lock:
             self._jobs.append((job, ask))
         self._wake.set()
@@ -304,12 +179,12 @@ class RevealDesk:
             self._new_parts = (make_reader, ready)
         self._wake.set()
 
-    def _take_jobs(self) -> list[tuple[CameraJob, _Ask]]:
+    def _take_jobs(self) -> list[tuple[CameraJob, Ask]]:
         with self._lock:
             jobs, self._jobs = self._jobs, []
         return jobs
 
-    def _run_jobs(self, jobs: list[tuple[CameraJob, _Ask]], frame: np.ndarray | None) -> None:
+    def _run_jobs(self, jobs: list[tuple[CameraJob, Ask]], frame: np.ndarray | None) -> None:
         for job, ask in jobs:
             try:
                 ask.answer(job(frame, self._reader))
@@ -542,118 +417,7 @@ class RevealDesk:
             except Exception:
                 log.debug("error closing the camera", exc_info=True)
 
-    def _take_asks(self) -> list[_Ask]:
+    def _take_asks(self) -> list[Ask]:
         with self._lock:
             asks, self._asks = self._asks, []
         return asks
-
-
-
-def empty_table_of(vision_config) -> Any:
-    """The config's empty-table photo as a vision EmptyTable, or None when it is unset or
-    unreadable (said in the log). Made once per photo file and table region: the reader and
-    the ready-to-read watcher share it (it is only read from, so threads may share it)."""
-    if vision_config is None or not vision_config.empty_table:
-        return None
-    path = str(vision_config.empty_table)
-    try:
-        stat = os.stat(path)
-        stamp = (stat.st_mtime_ns, stat.st_size)  # a photo taken again is loaded again
-    except OSError:
-        stamp = None
-    roi = tuple(vision_config.roi) if vision_config.roi is not None else None
-    return _empty_table(path, stamp, roi)
-
-
-@functools.lru_cache(maxsize=4)
-def _empty_table(path: str, stamp: tuple[int, int] | None, roi: tuple[int, int, int, int] | None) -> Any:
-    from hardware import vision
-
-    try:
-        return vision.EmptyTable.load(path, roi)
-    except vision.UnreadableFrame as exc:
-        log.warning("the empty-table picture: %s; going without it (a hand or the cup over the dice "
-                    "will not be noticed)", exc)
-        return None
-
-
-class VisionReader:
-    """hardware.vision behind the DiceReader interface (imported here, never at module import)."""
-
-    def __init__(self, vision_config, *, spike_profile=None):
-        from hardware import vision
-
-        self._vision = vision
-        self._config = vision_config
-        self._profile = spike_profile
-        # a hand or the cup over the dice at a read the host forced is then flagged
-        self._empty_table = empty_table_of(vision_config)
-        if spike_profile is None and vision_config is not None and vision_config.spike_profile:
-            try:
-                self._profile = vision.SpikeProfile.load(vision_config.spike_profile)
-            except vision.SpikeProfileError as exc:
-                log.warning("%s; spike dice will be typed in", exc)
-
-    def read(self, frame: np.ndarray, kind: str) -> Sight:
-        if kind == "spike" and (self._profile is None or not self._profile.taught):
-            return Sight((), (), (), True, "spike dice need a taught profile (companion teach spike)")
-        sure = getattr(self._config, "min_confidence", 0.8)
-        reading = self._vision.read_dice(
-            frame, kind, profile=self._profile if kind == "spike" else None,
-            roi=getattr(self._config, "roi", None), min_confidence=sure,
-            empty_table=self._empty_table, occluder_fraction=getattr(self._config, "occluder_fraction", 0.12),
-        )
-        return Sight(tuple(d.value for d in reading.dice), tuple(tuple(d.box) for d in reading.dice),
-                     tuple(float(d.confidence) for d in reading.dice), reading.flagged, reading.reason,
-                     tuple(i for i, d in enumerate(reading.dice) if d.confidence < sure))
-
-    @staticmethod
-    def ready_factory(vision_config) -> Callable[[], ReadySignal]:
-        from hardware import vision
-
-        empty = empty_table_of(vision_config)
-
-        def make() -> ReadySignal:
-            if vision_config is None:
-                return vision.ReadyToRead()
-            return vision.ReadyToRead(vision_config.still_seconds, vision_config.motion_threshold,
-                                      vision_config.occluder_fraction, empty_table=empty, roi=vision_config.roi,
-                                      still_frames=vision_config.still_frames)
-
-        return make
-
-
-class SettledScene:
-    """A plain stand-in for the vision's ReadyToRead (used when it cannot load).
-
-    "ready" once the picture has not changed for `still_seconds` and differs from the
-    scene it last fired on; "moving" while it changes.
-    """
-
-    def __init__(self, still_seconds: float = 0.5, threshold: float = 4.0):
-        self._still_seconds = still_seconds
-        self._threshold = threshold
-        self._previous: np.ndarray | None = None
-        self._since: float | None = None
-        self._fired: np.ndarray | None = None
-
-    def mark_read(self, frame: np.ndarray) -> None:
-        """That scene was read: do not say "ready" for it."""
-        self._fired = self._small(frame)
-
-    @staticmethod
-    def _small(frame: np.ndarray) -> np.ndarray:
-        return cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), (80, 60), interpolation=cv2.INTER_AREA).astype(np.int16)
-
-    def feed(self, frame: np.ndarray, t: float) -> str:
-        small = self._small(frame)
-        previous, self._previous = self._previous, small
-        if previous is None or np.abs(small - previous).mean() > self._threshold:
-            self._since = t
-            return "moving"
-        if t - self._since < self._still_seconds:
-            return "waiting"
-        if self._fired is not None and np.abs(small - self._fired).mean() <= self._threshold:
-            return "waiting"
-        self._fired = small
-        return "ready"

@@ -39,7 +39,7 @@ APPLIANCE_DATA_DIR = Path("/var/lib/game-companion")
 
 def panel_overrides(data_dir: Path, keys) -> list[str]:
     """Which of `keys` the host panel's calibration in `data_dir` sets (and so overrides)."""
-    from hardware.camera_setup import CALIBRATION_FILE
+    from hardware.calibration import CALIBRATION_FILE
 
     try:
         saved = json.loads((data_dir / CALIBRATION_FILE).read_text(encoding="utf-8"))

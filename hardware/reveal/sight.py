@@ -1,0 +1,118 @@
+"""What the reader saw in one frame, in the table's terms, and the checks made on it.
+
+`Sight` is one reading of one frame; `check_sight` flags a reading that cannot be what
+the game expects; `same_throw` tells a nudged die from a new throw; `encode_photo` makes
+the JPEG the slate shows. `DiceReader` and `ReadySignal` are what the reveal desk is
+given to read frames and to know when to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+#: The reading kinds the camera can deliver; "polyhedral" dice are typed in.
+CAMERA_KINDS = ("pips", "chance", "spike")
+PHOTO_WIDTH = 1280
+
+
+@dataclass(frozen=True)
+class Sight:
+    """What the reader saw in one frame, in the table's terms."""
+
+    values: tuple[Any, ...]
+    boxes: tuple[tuple[int, int, int, int], ...]
+    confidences: tuple[float, ...]
+    flagged: bool = False
+    reason: str | None = None
+    unsure: tuple[int, ...] = ()  # which dice (indices) the reader doubts: marked for the host
+
+
+class DiceReader(Protocol):
+    """Reads a frame for one kind of dice."""
+
+    def read(self, frame: np.ndarray, kind: str) -> Sight: ...
+
+
+class ReadySignal(Protocol):
+    """hardware.vision.ReadyToRead: feed(frame, t) -> state whose .value is "ready" when to read.
+    It may also have mark_read(frame): that scene was read, do not say "ready" for it."""
+
+    def feed(self, frame: np.ndarray, t: float) -> Any: ...
+
+
+def check_sight(sight: Sight, kind: str, count: int) -> Sight:
+    """Flag a reading that cannot be what the game expects (count or kind of dice)."""
+    if sight.flagged:
+        return sight
+    if len(sight.values) != count:
+        seen = len(sight.values)
+        return _flag(sight, f"the camera saw {seen} {'die' if seen == 1 else 'dice'} but {count} "
+                            f"{'is' if count == 1 else 'are'} in play: check the photo")
+    wanted = ("red", "blue") if kind == "chance" else (1, 2, 3, 4, 5, 6)
+    odd = [v for v in sight.values if v not in wanted or isinstance(v, bool)]
+    if odd:
+        return _flag(sight, f"the camera read {odd[0]!r}, which is not a face of the {kind} dice in play")
+    return sight
+
+
+def same_throw(now: Sight, before: Sight) -> bool:
+    """The same dice showing the same faces, each within half a die of where it lay: a die
+    nudged or the table bumped after a reading, not a new throw (no throw lands every die
+    where the last one did)."""
+    if not now.values or len(now.values) != len(before.values) or len(now.boxes) != len(now.values) \
+            or len(before.boxes) != len(before.values):
+        return False
+    left = list(zip(before.values, before.boxes))
+    for value, box in zip(now.values, now.boxes):
+        cx, cy, side = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2, max(box[2] - box[0], box[3] - box[1], 1)
+        near = [(abs((b[0] + b[2]) / 2 - cx) + abs((b[1] + b[3]) / 2 - cy), i) for i, (v, b) in enumerate(left)
+                if str(v) == str(value)]
+        if not near:
+            return False
+        distance, i = min(near)
+        if distance > side / 2:
+            return False
+        left.pop(i)
+    return True
+
+
+def _flag(sight: Sight, reason: str) -> Sight:
+    return dataclasses.replace(sight, flagged=True, reason=reason)
+
+
+def encode_photo(image: np.ndarray, sight: Sight | None = None, quality: int = 85) -> tuple[bytes, Sight | None]:
+    """A JPEG the slate can show, and the sight with its boxes in that JPEG's pixels.
+
+    The photo is the plain frame cropped around the dice (so they are large on a slate
+    read from across the table) and at most PHOTO_WIDTH wide. The slate and the host
+    panel draw each die's box and value over it, so a value the host corrects is shown
+    corrected.
+    """
+    boxes = list(sight.boxes) if sight is not None else []
+    height, width = image.shape[:2]
+    x0 = y0 = 0
+    if boxes:
+        side = max(max(b[2] - b[0], b[3] - b[1]) for b in boxes)
+        margin = max(2 * side, min(width, height) // 10)
+        x0 = max(0, min(b[0] for b in boxes) - margin)
+        y0 = max(0, min(b[1] for b in boxes) - margin)
+        x1 = min(width, max(b[2] for b in boxes) + margin)
+        y1 = min(height, max(b[3] for b in boxes) + margin)
+        image = image[y0:y1, x0:x1]
+        height, width = image.shape[:2]
+    scale = 1.0
+    if width > PHOTO_WIDTH:
+        scale = PHOTO_WIDTH / width
+        image = cv2.resize(image, (PHOTO_WIDTH, round(height * scale)), interpolation=cv2.INTER_AREA)
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ValueError("could not encode the reveal photo")
+    if boxes:
+        moved = tuple(tuple(round((v - (x0, y0)[i % 2]) * scale) for i, v in enumerate(box)) for box in boxes)
+        sight = dataclasses.replace(sight, boxes=moved)
+    return data.tobytes(), sight
