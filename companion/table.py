@@ -4,21 +4,24 @@ It owns the current `Session`, writes every accepted event to the `Store` *befor
 anyone is told about it (nothing acknowledged is ever lost), keeps a public snapshot
 (no secret ever), and wakes listeners (server-sent events) when it changes. All
 methods are thread-safe: gpiozero callbacks, the camera loop and web requests may
-call in from different threads.
+call in from different threads. The views it publishes are built in
+`companion.projection`; the held reading and the photos of the dice are kept in
+`companion.readings`; the stores are in `companion.store`.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from companion.projection import held_view, host_events, public_snapshot
+from companion.readings import HeldReading, RevealPhotos
 from companion.rules import DiceObserved, Event, GameRecord, IllegalAction, RulesError
 from companion.session import Session
+from companion.store import MemoryStore, Store
 
 log = logging.getLogger("companion.table")
 
@@ -26,85 +29,6 @@ log = logging.getLogger("companion.table")
 class NoGame(IllegalAction):
     def __init__(self) -> None:
         super().__init__("no game", "no game is running; start one on the host panel")
-
-
-class Store(Protocol):
-    """Where game records live. `append` must be durable when it returns."""
-
-    def create(self, record: GameRecord) -> str: ...
-    def create_finished(self, record: GameRecord, slate: Mapping[str, Any]) -> str: ...
-    def append(self, game_id: str, index: int, event: Event) -> None: ...
-    def finish(self, game_id: str, slate: Mapping[str, Any]) -> None: ...
-    def reopen(self, game_id: str) -> None: ...
-    def unfinished(self) -> list[tuple[str, GameRecord]]: ...
-    def list_games(self) -> list[dict[str, Any]]: ...
-    def load(self, game_id: str) -> GameRecord: ...
-
-
-class MemoryStore:
-    """A Store kept in memory: tests and `--data-dir` less experiments."""
-
-    def __init__(self) -> None:
-        self._records: dict[str, GameRecord] = {}
-        self._slates: dict[str, dict[str, Any]] = {}
-        self._ids = itertools.count(1)
-
-    def create(self, record: GameRecord) -> str:
-        game_id = str(next(self._ids))
-        self._records[game_id] = record
-        return game_id
-
-    def create_finished(self, record: GameRecord, slate: Mapping[str, Any]) -> str:
-        game_id = self.create(record)
-        self._slates[game_id] = dict(slate)
-        return game_id
-
-    def append(self, game_id: str, index: int, event: Event) -> None:
-        record = self._records[game_id]
-        if index != len(record.events):
-            raise ValueError(f"event {index} out of order for game {game_id}")
-        self._records[game_id] = record.appended(event)
-
-    def finish(self, game_id: str, slate: Mapping[str, Any]) -> None:
-        self._slates[game_id] = dict(slate)
-
-    def reopen(self, game_id: str) -> None:
-        self._slates.pop(game_id, None)
-
-    def unfinished(self) -> list[tuple[str, GameRecord]]:
-        return [(i, r) for i, r in self._records.items() if i not in self._slates]
-
-    def list_games(self) -> list[dict[str, Any]]:
-        return [summary(i, r, self._slates.get(i)) for i, r in self._records.items()]
-
-    def load(self, game_id: str) -> GameRecord:
-        return self._records[game_id]
-
-
-def summary(game_id: str, record: GameRecord, final: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The line a history list shows for a game."""
-    return {
-        "id": game_id,
-        "game": record.game,
-        "players": list(record.players),
-        "started": record.meta.get("started"),
-        "events": len(record.events),
-        "finished": final is not None,
-        "winner": (final or {}).get("winner"),
-        "slate": dict(final) if final else None,
-    }
-
-
-@dataclass(frozen=True)
-class HeldReading:
-    """A camera reading the table must confirm: flagged, or not fitting the game."""
-
-    values: tuple[Any, ...]
-    boxes: tuple[tuple[int, int, int, int], ...]
-    confidences: tuple[float, ...]
-    reason: str
-    photo_id: int | None
-    unsure: frozenset[int] = frozenset()  # the dice the reader doubts, marked on the host panel
 
 
 class Table:
@@ -120,11 +44,7 @@ class Table:
         self._seq = 0
         self._snapshot_json = ""
         self._held: HeldReading | None = None
-        self._photos: dict[int, bytes] = {}
-        self._shown_photos: set[int] = set()  # of readings that came in force: public
-        self._photo_ids = itertools.count(1)
-        self._photo_limit = photo_limit
-        self._reveal_photo: dict[str, Any] | None = None
+        self._photos = RevealPhotos(photo_limit)
         self._devices: dict[str, dict[str, str]] = {}
         self._end_unsaved = False  # the current game is over, but the store has not taken its end yet
         self._publish()
@@ -176,7 +96,8 @@ class Table:
             game_id = self.store.create(session.record)
             self._session, self._game_id = session, game_id
             self._end_unsaved = False  # if the retry failed, the warning stays: the restart stores that end
-            self._held, self._reveal_photo = None, None
+            self._held = None
+            self._photos.forget_reveal()
             log.info("game %s started: %s for %s", game_id, session.game.title, ", ".join(session.record.players))
             self._publish()
             return game_id
@@ -353,7 +274,7 @@ class Table:
             if readings is not None and readings != self.readings_in_force():
                 log.info("a camera reading came after the dice it read were entered: dropped")
                 return "stale"
-            photo_id = self._keep_photo(photo)
+            photo_id = self._photos.keep(photo)
             boxes_t = tuple(tuple(int(v) for v in b) for b in boxes)
             conf_t = tuple(float(c) for c in confidences)
             if not flagged:
@@ -404,40 +325,17 @@ class Table:
             session = self._session
             return 0 if session is None else sum(1 for _, e in session.live_events() if isinstance(e, DiceObserved))
 
-    def _keep_photo(self, photo: bytes | None) -> int | None:
-        if photo is None:
-            return None
-        photo_id = next(self._photo_ids)
-        self._photos[photo_id] = photo
-        while len(self._photos) > self._photo_limit:
-            oldest = min(self._photos)
-            del self._photos[oldest]
-            self._shown_photos.discard(oldest)
-        return photo_id
-
     def _reading_applied(self, index, photo_id, values, boxes, confidences) -> None:
         """The reading at record `index` is in force: no reading is held, its photo is shown."""
         self._held = None
-        if photo_id is not None:
-            self._shown_photos.add(photo_id)
-        self._reveal_photo = None if photo_id is None else {
-            "id": photo_id,
-            "event": index,
-            "dice": [
-                {"value": v, "box": list(boxes[i]) if i < len(boxes) else None,
-                 "confidence": confidences[i] if i < len(confidences) else None}
-                for i, v in enumerate(values)
-            ],
-        }
+        self._photos.applied(index, photo_id, values, boxes, confidences)
 
     def photo(self, photo_id: int, *, held_too: bool = False) -> bytes | None:
         """A kept photo of the dice, once its reading is in force. A held reading's photo
         waits for the host (`held_too`): shown to anyone sooner, a caller who can still
         change their call could look at the dice first."""
         with self._lock:
-            if not held_too and photo_id not in self._shown_photos:
-                return None
-            return self._photos.get(photo_id)
+            return self._photos.photo(photo_id, held_too=held_too)
 
     # --- device status (camera, buttons) shown on the slate and host panel -------
 
@@ -474,18 +372,8 @@ class Table:
         """The public state plus what the host needs to correct it (still no secrets)."""
         with self._lock:
             view = self.snapshot()
-            held = self._held
-            view["held_reading"] = None if held is None else {
-                "values": list(held.values), "reason": held.reason, "photo": held.photo_id,
-                "dice": [{"value": v, "box": list(held.boxes[i]) if i < len(held.boxes) else None,
-                          "unsure": i in held.unsure} for i, v in enumerate(held.values)],
-            }
-            if self._session is not None:
-                record = self._session.record.to_dict(public=True)
-                live = {i for i, _ in self._session.live_events()}
-                view["events"] = [dict(e, index=i, in_force=i in live) for i, e in enumerate(record["events"])]
-            else:
-                view["events"] = []
+            view["held_reading"] = held_view(self._held)
+            view["events"] = host_events(self._session)
             return view
 
     def public_record(self, game_id: str | None = None) -> GameRecord | dict[str, Any]:
@@ -522,38 +410,9 @@ class Table:
 
     def _build_snapshot(self) -> dict[str, Any]:
         session = self._session
-        snap: dict[str, Any] = {"seq": self._seq, "game_id": self._game_id, "devices": dict(self._devices)}
-        if session is None:
-            snap.update(slate=None, prompt=None, photo=None, held=False)
-            return snap
-        prompt = session.prompt()
-        snap["slate"] = session.slate().to_json()
-        snap["prompt"] = {
-            "phase": prompt.phase, "text": prompt.text, "seats": list(prompt.seats), "wants": list(prompt.wants),
-            "waiting": list(prompt.waiting),
-            "dice": None if prompt.dice is None else {
-                "kind": prompt.dice.kind, "count": prompt.dice.count, "seat": prompt.dice.seat,
-                "purpose": prompt.dice.purpose, "hands": [[s, list(h)] for s, h in prompt.dice.hands],
-            },
-        }
-        snap["photo"] = self._photo_in_force(session)
-        snap["held"] = self._held is not None
-        return snap
-
-
-    def _photo_in_force(self, session: Session) -> dict[str, Any] | None:
-        """The reveal photo, only while its reading is the latest one in force (not undone,
-        not followed by a typed-in reading), with the dice as amended since."""
-        photo = self._reveal_photo
-        if photo is None:
-            return None
-        readings = [(i, e) for i, e in session.live_events() if isinstance(e, DiceObserved)]
-        if not readings or readings[-1][0] != photo["event"]:
-            return None
-        values = readings[-1][1].values
-        if len(values) != len(photo["dice"]):
-            return photo
-        return dict(photo, dice=[dict(d, value=v) for d, v in zip(photo["dice"], values)])
+        photo = self._photos.in_force(session) if session is not None else None
+        return public_snapshot(self._seq, self._game_id, self._devices, session, photo=photo,
+                               held=self._held is not None)
 
 
 def _cut_short_import(game_id: str, record: GameRecord) -> bool:

@@ -10,7 +10,8 @@ import pytest
 
 from companion.rules import ChipCall, Declaration, DiceObserved, IllegalAction
 from companion.session import Session
-from companion.table import MemoryStore, NoGame, Table
+from companion.store import MemoryStore
+from companion.table import NoGame, Table
 
 
 def test_a_refused_event_leaves_the_session_unchanged():

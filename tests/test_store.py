@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from companion.rules import ChipCall, DiceObserved, GameRecord
-from companion.store import CorruptStore, GameNotFound, NewerStore, ReadOnlyStore, SqliteStore
-from companion.table import MemoryStore, Table
+from companion.store import CorruptStore, GameNotFound, MemoryStore, NewerStore, ReadOnlyStore, SqliteStore
+from companion.table import Table
 
 TESTS = Path(__file__).parent
 
@@ -394,7 +394,7 @@ def test_a_database_that_cannot_be_written_is_refused_at_open_and_left_as_it_was
     def read_only(database, **kwargs):  # as a read-only mount or an SD card remounted read-only gives it
         return real(f"file:{database}?mode=ro", uri=True, **kwargs)
 
-    monkeypatch.setattr("companion.store.sqlite3.connect", read_only)
+    monkeypatch.setattr("companion.sqlite_store.sqlite3.connect", read_only)
     with pytest.raises(ReadOnlyStore, match="cannot write the game database .*read-only"):
         SqliteStore.in_dir(tmp_path)
     monkeypatch.undo()

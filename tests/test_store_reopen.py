@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.rules import ChipCall, DiceObserved, IllegalAction
-from companion.store import SqliteStore
-from companion.table import MemoryStore, Table
+from companion.store import MemoryStore, SqliteStore
+from companion.table import Table
 
 ACTIONS = st.lists(
     st.one_of(

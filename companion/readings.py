@@ -1,0 +1,91 @@
+"""Camera readings as the table keeps them: the one held for the host, and the photos of
+the dice.
+
+A photo comes with every camera reading; it is public only once its reading is in force
+(a held reading's photo waits for the host: shown sooner, a player who can still change
+their call could look at the dice first). The reveal photo is the slate's: the photo of
+the latest reading in force, with each die's box and value. Neither class locks: the
+table calls them under its own lock.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from companion.rules import DiceObserved
+from companion.session import Session
+
+
+@dataclass(frozen=True)
+class HeldReading:
+    """A camera reading the table must confirm: flagged, or not fitting the game."""
+
+    values: tuple[Any, ...]
+    boxes: tuple[tuple[int, int, int, int], ...]
+    confidences: tuple[float, ...]
+    reason: str
+    photo_id: int | None
+    unsure: frozenset[int] = frozenset()  # the dice the reader doubts, marked on the host panel
+
+
+class RevealPhotos:
+    """The last `limit` photos of the dice, which of them are public, and the reveal photo."""
+
+    def __init__(self, limit: int = 12):
+        self._photos: dict[int, bytes] = {}
+        self._shown: set[int] = set()  # of readings that came in force: public
+        self._ids = itertools.count(1)
+        self._limit = limit
+        self._reveal: dict[str, Any] | None = None
+
+    def keep(self, photo: bytes | None) -> int | None:
+        """Keep a reading's photo (not public yet); its id, or None without a photo."""
+        if photo is None:
+            return None
+        photo_id = next(self._ids)
+        self._photos[photo_id] = photo
+        while len(self._photos) > self._limit:
+            oldest = min(self._photos)
+            del self._photos[oldest]
+            self._shown.discard(oldest)
+        return photo_id
+
+    def applied(self, index: int, photo_id: int | None, values, boxes, confidences) -> None:
+        """The reading at record `index` is in force: its photo is public and the reveal photo."""
+        if photo_id is not None:
+            self._shown.add(photo_id)
+        self._reveal = None if photo_id is None else {
+            "id": photo_id,
+            "event": index,
+            "dice": [
+                {"value": v, "box": list(boxes[i]) if i < len(boxes) else None,
+                 "confidence": confidences[i] if i < len(confidences) else None}
+                for i, v in enumerate(values)
+            ],
+        }
+
+    def forget_reveal(self) -> None:
+        """A new game: no reveal photo until its first reading."""
+        self._reveal = None
+
+    def photo(self, photo_id: int, *, held_too: bool = False) -> bytes | None:
+        """A kept photo, once its reading is in force (`held_too`: a held reading's too)."""
+        if not held_too and photo_id not in self._shown:
+            return None
+        return self._photos.get(photo_id)
+
+    def in_force(self, session: Session) -> dict[str, Any] | None:
+        """The reveal photo, only while its reading is the latest one in force (not undone,
+        not followed by a typed-in reading), with the dice as amended since."""
+        photo = self._reveal
+        if photo is None:
+            return None
+        readings = [(i, e) for i, e in session.live_events() if isinstance(e, DiceObserved)]
+        if not readings or readings[-1][0] != photo["event"]:
+            return None
+        values = readings[-1][1].values
+        if len(values) != len(photo["dice"]):
+            return photo
+        return dict(photo, dice=[dict(d, value=v) for d, v in zip(photo["dice"], values)])
