@@ -77,15 +77,6 @@ class Session:
         self._record = self._record.appended(event)
         return event
 
-    def button(self, seat: int | None, button: str) -> Event | None:
-        """What a table button means now, applied; None when it means nothing now."""
-        if self._state.finished:
-            return None
-        event = self.game.on_button(self._state, seat, button)
-        if event is None:
-            return None
-        return self.submit(event)
-
     def undo(self) -> Event:
         """Take back the latest game event in force."""
         if not self.live_events():

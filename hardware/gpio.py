@@ -7,7 +7,7 @@
     lights = SeatLights(wiring, pin_factory=factory)
     ...
     lights.show({1: LightState.TURN, 3: LightState.CALL_IN})
-    press = events.get()                                 # Press(seat=3, button=Button.GREEN)
+    press = events.get()                                 # Press(seat=3, button=ButtonKind.GREEN)
 
 Nothing here opens a pin at import time.
 """
@@ -19,11 +19,7 @@ from hardware.table.pins import make_pin_factory, pin_factory_names
 from hardware.table.presses import ButtonKind, Press
 from hardware.table.wiring import HEADER_PIN, SeatWiring, Wiring, describe_pin
 
-# `Button` is the name the service uses for what was pressed (not gpiozero's Button).
-Button = ButtonKind
-
 __all__ = [
-    "Button",
     "ButtonKind",
     "GpioUnavailable",
     "HEADER_PIN",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hardware.gpio import HEADER_PIN, Button, SeatWiring, Wiring, WiringError
+from hardware.gpio import HEADER_PIN, ButtonKind, SeatWiring, Wiring, WiringError
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -43,7 +43,7 @@ def test_a_seat_list_replaces_the_default_seats_and_led_is_optional():
     assert wiring.liar is None and wiring.reveal == 4
     assert wiring.lights() == {1: 7}
     assert [(seat, kind) for seat, kind, _ in wiring.buttons()] == [
-        (0, Button.GREEN), (0, Button.YELLOW), (1, Button.GREEN), (1, Button.YELLOW), (None, Button.REVEAL)
+        (0, ButtonKind.GREEN), (0, ButtonKind.YELLOW), (1, ButtonKind.GREEN), (1, ButtonKind.YELLOW), (None, ButtonKind.REVEAL)
     ]
 
 

@@ -16,7 +16,6 @@ from flask import abort, request
 
 from companion.rules import BadRecord, DiceObserved, Event, Option, all_games, get_game
 from companion.rules.events import from_dict
-from companion.rules.registry import _MODULES
 
 INT_FIELDS = ("seat", "count", "quantity", "amount", "target", "die", "size", "steps")
 TRUE_WORDS = ("on", "true", "1", "yes")
@@ -130,21 +129,6 @@ def fixed_dice(live_event: Event, die: int, value: Any) -> DiceObserved:
 
 # --- starting a game --------------------------------------------------------------
 
-def available_games() -> list[Any]:
-    """The registered games that import; while a game is still being written, the
-    others stay playable."""
-    try:
-        return all_games()
-    except ImportError:
-        games = []
-        for name in list(_MODULES):
-            try:
-                games.append(get_game(name))
-            except ImportError:
-                continue
-        return games
-
-
 def option_kind(option: Option) -> str:
     if option.choices is not None:
         return "choice"
@@ -160,7 +144,7 @@ def option_kind(option: Option) -> str:
 def game_catalogue() -> list[dict[str, Any]]:
     """Games and their house-rule options as the start form shows them."""
     out = []
-    for game in available_games():
+    for game in all_games():
         options = [{"name": o.name, "help": o.help, "default": o.default, "kind": option_kind(o),
                     "choices": [c if isinstance(c, (int, str)) else json.dumps(c) for c in o.choices or ()],
                     "minimum": o.minimum} for o in game.options]

@@ -124,10 +124,8 @@ def _owner_section(name: str, section: Mapping[str, Any], **kwargs: Any) -> Any:
         from hardware.camera import CameraConfig
 
         return CameraConfig.from_mapping(section, **kwargs)
-    try:
-        from hardware.vision import VisionConfig
-    except ImportError:
-        from hardware.vision.config import VisionConfig
+    from hardware.vision import VisionConfig
+
     return VisionConfig.from_mapping(section)
 
 

@@ -106,14 +106,9 @@ class TableButtons:
             self._events.put(Press(*key))
         log.debug("press: %s", _logged(key))
 
-    def enable(self, seat: int | None = None, button: ButtonKind | None = None) -> None:
-        """Let presses through again; None matches every seat / every kind."""
-        keys = self._matching(seat, button)
-        with self._lock:
-            self._disabled.difference_update(keys)
-
     def disable(self, seat: int | None = None, button: ButtonKind | None = None) -> None:
-        """Drop presses (DEBUG-logged) from the matching buttons until enabled again."""
+        """Drop presses (DEBUG-logged) from the matching buttons from now on; None matches
+        every seat / every kind."""
         keys = self._matching(seat, button)
         with self._lock:
             self._disabled.update(keys)
