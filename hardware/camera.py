@@ -9,6 +9,7 @@ recording over); the service then falls back to manual dice entry on the host pa
   so this module imports on any laptop.
 - `UsbCamera`: a webcam (or any stream) through OpenCV's `VideoCapture`.
 - `RecordedFrames`: a folder of images in name order, or a video file, for the demo and tests.
+- `DemoCamera` (`hardware.demo_camera`): bundled photos that follow the game, for the demo.
 
 `open_camera(section)` builds the one named by the `[camera]` config section.
 """

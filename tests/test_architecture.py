@@ -2,7 +2,8 @@
 
 `companion/` is the referee and the table: outside `companion/appliance/` it imports no
 camera, vision, GPIO, web or server code, at any level (an import inside a function
-counts as much as one at the top). And no module in `companion/`, `hardware/` or `web/`
+counts as much as one at the top). `hardware/` and `web/` do not import the rooms that
+use them. And no module in `companion/`, `hardware/` or `web/`
 grows past 450 lines: a module that long is two.
 """
 
@@ -19,6 +20,12 @@ FORBIDDEN = ("cv2", "numpy", "hardware", "web", "flask", "waitress")
 #: appliance's command, so companion/__main__.py is the one module that may.
 APPLIANCE = "companion.appliance"
 ENTRY_POINT = REPO / "companion" / "__main__.py"
+#: The rooms at the edges may not reach up either: hardware never into the web app or
+#: the server, the web app never into the appliance that serves it.
+EDGES = {
+    "hardware": ("web", "flask", "waitress", APPLIANCE),
+    "web": ("waitress", APPLIANCE),
+}
 MAX_LINES = 450
 
 
@@ -62,6 +69,16 @@ def test_the_referee_and_the_table_import_no_camera_gpio_web_or_server_code():
     assert not offences, "companion/ outside companion/appliance/ must not import these:\n" + "\n".join(offences)
 
 
+def test_hardware_and_web_do_not_reach_up_into_the_rooms_that_use_them():
+    offences = []
+    for room, never in EDGES.items():
+        for path in sorted((REPO / room).rglob("*.py")):
+            offences += [f"{path.relative_to(REPO)} line {line} imports {module}"
+                         for line, module in imports_of(path.read_text(encoding="utf-8"))
+                         if any(module == n or module.startswith(n + ".") for n in never)]
+    assert not offences, "an edge imports a room above it:\n" + "\n".join(offences)
+
+
 def test_the_import_check_sees_imports_at_any_depth():
     source = (
         "import os\n"
@@ -86,3 +103,22 @@ def test_no_module_is_longer_than_450_lines():
     too_long = [f"{p.relative_to(REPO)}: {n} lines" for p in modules
                 if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES]
     assert not too_long, f"split these modules (at most {MAX_LINES} lines each):\n" + "\n".join(too_long)
+
+
+def rooms_table(path: Path) -> list[tuple[str, str, str]]:
+    """(room, may import, never) from each row of a page's table of rooms."""
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("| `"):
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            rows.append((cells[0], cells[2], cells[3]))
+    return rows
+
+
+def test_the_architecture_page_and_the_contributing_guide_give_the_same_rules():
+    rules = rooms_table(REPO / "docs" / "architecture.md")
+    assert [room for room, _, _ in rules] == ["`companion/appliance/`", "`web/`", "`hardware/`", "`companion/` (the rest)"]
+    assert rooms_table(REPO / "CONTRIBUTING.md") == rules
+    core_never = rules[-1][2]  # what the pages tell a newcomer is what the test above checks
+    assert all(name in core_never for name in FORBIDDEN + (APPLIANCE,))
+
