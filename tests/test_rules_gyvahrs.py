@@ -211,6 +211,7 @@ BAD = [
     ("stake by another seat", start, Stake(1, 2), "Ben is not the caster: Ann sets the stake"),
     ("stake of nothing", start, Stake(0, 0), "at least 1, not 0"),
     ("negative stake", start, Stake(0, -3), "at least 1, not -3"),
+    ("a stake of 10^300", start, Stake(0, 10 ** 300), "a stake is at most 1,000,000"),
     ("second stake", staked, Stake(0, 5), "the stake for this round is already 2"),
     ("unknown seat", start, Stake(5, 1), "there is no seat 5"),
     ("throw before the stake", start, DiceObserved((4, 4)), "Ann sets the stake before anyone throws"),

@@ -75,3 +75,19 @@ def test_random_play_ends_with_one_winner_and_replays(name, data):
     record = GameRecord.from_json(session.record.to_json())
     assert replay(record) == session.state
     assert json.loads(json.dumps(slate.to_json()))["winner"] == slate.winner
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_game_takes_a_bounded_table_and_bounded_counts(name):
+    """Issue 25: a 20,000-player table started, and its slate went to every phone on
+    every change. Every game names its most players, and every count option a most."""
+    game = GAMES[name]
+    assert game.min_players <= game.max_players <= 12
+    too_many = player_names(game.max_players + 1)
+    with pytest.raises(IllegalAction, match=f"takes at most {game.max_players} players"):
+        game.start(too_many)
+    for option in game.options:
+        if isinstance(option.default, int) and not isinstance(option.default, bool) and option.choices is None:
+            assert option.maximum is not None and option.default <= option.maximum, option.name
+            with pytest.raises(IllegalAction, match=f"must be at most {option.maximum}"):
+                game.start(player_names(game.min_players), {option.name: option.maximum + 1})

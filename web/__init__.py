@@ -12,6 +12,7 @@ from typing import Any, Callable, Mapping
 
 from flask import Flask
 
+from web.bounds import finalize
 from web.guard import PinGuard
 from web.slate import StreamCount
 
@@ -38,6 +39,7 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
         MAX_CONTENT_LENGTH=2 * 1024 * 1024,
         JSON_SORT_KEYS=False,
     )
+    app.jinja_env.finalize = finalize  # a name stored before names were checked is shown escaped
     app.extensions["companion"] = {
         "table": table,
         "settings": settings,

@@ -16,6 +16,7 @@ from flask import abort, request
 
 from companion.rules import BadRecord, DiceObserved, Event, Option, all_games, get_game
 from companion.rules.events import from_dict
+from web.bounds import check_names, check_unicode
 
 INT_FIELDS = ("seat", "count", "quantity", "amount", "target", "die", "size", "steps")
 TRUE_WORDS = ("on", "true", "1", "yes")
@@ -27,6 +28,7 @@ def payload() -> dict[str, Any]:
         data = request.get_json(silent=True)
         if not isinstance(data, dict):
             abort(400, "the request body is not a JSON object")
+        check_unicode(data)
         return data
     out: dict[str, Any] = {}
     for key in request.form:
@@ -147,7 +149,7 @@ def game_catalogue() -> list[dict[str, Any]]:
     for game in all_games():
         options = [{"name": o.name, "help": o.help, "default": o.default, "kind": option_kind(o),
                     "choices": [c if isinstance(c, (int, str)) else json.dumps(c) for c in o.choices or ()],
-                    "minimum": o.minimum} for o in game.options]
+                    "minimum": o.minimum, "maximum": o.maximum} for o in game.options]
         out.append({"name": game.name, "title": game.title, "options": options, "cards": class_cards(game),
                     "min_players": game.min_players, "max_players": game.max_players})
     return out
@@ -172,6 +174,7 @@ def start_request(data: Mapping[str, Any]) -> tuple[str, list[str], dict[str, An
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         abort(400, "players must be a list of names")
     players = [p.strip() for p in players if p.strip()]
+    check_names(players)
     if request.is_json:
         options = data.get("options") or {}
         if not isinstance(options, dict):

@@ -9,6 +9,7 @@ from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from companion.rules import BadRecord, IllegalAction, UnknownGame
+from web.bounds import BadInput
 
 log = logging.getLogger("web")
 
@@ -44,6 +45,10 @@ def init_app(app: Flask) -> None:
         elif exc.code == 400 and message.startswith("The browser"):
             message = "the request could not be read"
         return error_response(exc.code or 500, message)
+
+    @app.errorhandler(BadInput)
+    def bad_input(exc: BadInput):
+        return error_response(400, str(exc))
 
     @app.errorhandler(IllegalAction)
     def illegal(exc: IllegalAction):

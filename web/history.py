@@ -8,6 +8,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, render_template
 
+from web.bounds import shown
 from web.guard import csrf_token, is_host
 from web.records import game_entry, game_summaries, record_csv, stats_entries
 from web.slate import companion
@@ -48,7 +49,7 @@ def game_json(game_id: str):
 @bp.get("/games/<game_id>.csv")
 def game_csv(game_id: str):
     entry = entry_or_404(game_id)
-    return Response(record_csv(entry), mimetype="text/csv",
+    return Response(shown(record_csv(entry)), mimetype="text/csv",
                     headers={"Content-Disposition": f'attachment; filename="game-{entry["id"]}.csv"'})
 
 

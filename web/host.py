@@ -15,6 +15,7 @@ from flask import Blueprint, abort, flash, jsonify, redirect, render_template, r
 
 from companion.rules import BadRecord, GameRecord
 from web import actions
+from web.bounds import BadInput, check_names, check_unicode
 from web.errors import error_response, wants_json
 from web.guard import PinRefused, check_csrf, csrf_token, is_host
 from web.slate import companion
@@ -251,5 +252,10 @@ def import_record():
         record = GameRecord.from_json(text)
     except BadRecord as exc:
         abort(400, f"that file is not a game record: {exc}")
+    try:
+        check_unicode(record.to_dict())
+        check_names(record.players)
+    except BadInput as exc:
+        abort(400, f"that record cannot be imported: {exc}")
     game_id = table().import_record(record)
     return done(f"game imported as {game_id}", game_id=game_id)

@@ -25,6 +25,7 @@ class Option:
     help: str
     choices: tuple[Any, ...] | None = None
     minimum: int | None = None
+    maximum: int | None = None
 
     def check(self, value: Any) -> Any:
         if self.choices is not None:
@@ -41,6 +42,8 @@ class Option:
                 raise IllegalAction("options", f"option {self.name!r} must be a whole number; got {value!r}")
             if self.minimum is not None and value < self.minimum:
                 raise IllegalAction("options", f"option {self.name!r} must be at least {self.minimum}; got {value}")
+            if self.maximum is not None and value > self.maximum:
+                raise IllegalAction("options", f"option {self.name!r} must be at most {self.maximum}; got {value}")
             return value
         if isinstance(self.default, str) and not isinstance(value, str):
             raise IllegalAction("options", f"option {self.name!r} must be text; got {value!r}")
@@ -156,7 +159,9 @@ class Game:
     aliases: ClassVar[tuple[str, ...]] = ()
     credit: ClassVar[str] = ""
     min_players: ClassVar[int] = 2
-    max_players: ClassVar[int | None] = None
+    #: Every game has a most: a table of thousands would push a slate of megabytes to
+    #: every phone on every change. A game whose rules name none takes twelve.
+    max_players: ClassVar[int] = 12
     options: ClassVar[tuple[Option, ...]] = ()
 
     # --- set-up -----------------------------------------------------------------

@@ -17,6 +17,8 @@ from companion.rules.events import DiceObserved, Event, Stake
 from companion.rules.game import DiceRequest, Game, GameState, Option, Prompt, RevealView, Slate
 
 SIMULATED_STAKES = range(1, 6)
+#: The highest stake: credits at a table, not a number to overflow the slate.
+MAX_STAKE = 1_000_000
 
 
 class ThrowClass(enum.Enum):
@@ -91,7 +93,7 @@ class GyvahrsGame(Game):
     options = (
         Option("mode", "highest", "everyone throws and the best throw takes the pot (highest), or the others throw "
                "until one beats the caster's set (beat_the_caster)", choices=("highest", "beat_the_caster")),
-        Option("casts", 1, "how many times each player is the caster", minimum=1),
+        Option("casts", 1, "how many times each player is the caster", minimum=1, maximum=100),
     )
 
     def new_state(self, players, options):
@@ -138,6 +140,8 @@ class GyvahrsGame(Game):
         amount = event.amount
         if isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
             raise IllegalAction("stake", f"a stake is a whole number of at least 1, not {amount!r}")
+        if amount > MAX_STAKE:
+            raise IllegalAction("stake", f"a stake is at most {MAX_STAKE:,}")
         n = len(state.players)
         return replace(
             state,

@@ -36,7 +36,7 @@ class LeirasDiceGame(BiddingGame):
     exact_gift = True
     options = (
         START_OPTION,
-        Option("dice", 5, "dice each player starts with (the rules: 5)", minimum=1),
+        Option("dice", 5, "dice each player starts with (the rules: 5)", minimum=1, maximum=20),
     )
 
     def deal(self, players, options):

@@ -51,7 +51,7 @@ class TregaldGame(Game):
                choices=("chance", "spike")),
         Option("declaration", "exact", "a declaration is true when exactly N (exact) or at least N (at_least) show",
                choices=("exact", "at_least")),
-        Option("rounds", 3, "rounds to play; in a round every seat is the Tregald once", minimum=1),
+        Option("rounds", 3, "rounds to play; in a round every seat is the Tregald once", minimum=1, maximum=100),
     )
 
     def new_state(self, players, options):

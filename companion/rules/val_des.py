@@ -56,7 +56,7 @@ class ValDesGame(Game):
     options = (
         Option("streak_bonus", "once", "+2 once for ever calling 3 right in a row (once), or +2 per separate run of 3+ (per_run)",
                choices=("once", "per_run")),
-        Option("sets", 7, "sets to play before the streak bonus and the final count", minimum=1),
+        Option("sets", 7, "sets to play before the streak bonus and the final count", minimum=1, maximum=100),
     )
 
     def new_state(self, players, options):
