@@ -57,8 +57,9 @@ def test_a_form_start_with_a_control_character_is_refused_on_the_page(host):
 
 def test_more_players_than_the_game_takes_is_refused_with_the_games_words(host):
     client, headers, table = host
-    response = start(client, headers, [f"P{i}" for i in range(20_000)])
+    response = start(client, headers, [f"P{i}" for i in range(13)])
     assert response.status_code == 409 and "Tregald takes at most 12 players" in response.get_json()["error"]
+    assert start(client, headers, [f"P{i}" for i in range(20_000)]).status_code == 413  # 169 KB: past a form's size
     response = start(client, headers, ["Ann", "Ben"], game="leiras-dice", dice=10 ** 6)
     assert response.status_code == 409 and "'dice' must be at most 20" in response.get_json()["error"]
 
@@ -117,3 +118,17 @@ def test_a_damaged_name_stored_before_the_checks_is_shown_escaped_everywhere():
         body = response.get_data(as_text=True)
         assert path.endswith(".csv") or "Ann\\ud800" in body or "Ann\\\\ud800" in body, path
     assert GameRecord.from_json(client.get(f"/games/{game_id}.json").get_data(as_text=True)).players[0] == SURROGATE
+
+
+def test_each_route_takes_a_body_of_its_own_size():
+    """The app's own check, behind the server's: a login of 5 KB is refused, a start
+    of 5 KB is read (and refused for want of a login), a record of 3 MB is refused."""
+    app, table = make_app()
+    client = app.test_client()
+    padding = " " * 5000
+    assert client.post("/host/login", data=f'{{"pin": "1"{padding}}}', content_type="application/json").status_code == 413
+    assert client.post("/host/start", data=f'{{"game": "x"{padding}}}', content_type="application/json").status_code == 401
+    headers = login(client)
+    response = client.post("/host/import", data=b"{" + b" " * (3 * 1024 * 1024) + b"}", headers=headers,
+                           content_type="application/json")
+    assert response.status_code == 413 and table.store.list_games() == []

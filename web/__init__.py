@@ -10,9 +10,9 @@ from __future__ import annotations
 import secrets
 from typing import Any, Callable, Mapping
 
-from flask import Flask
+from flask import Flask, request
 
-from web.bounds import finalize
+from web.bounds import LARGEST_BODY, body_limit, finalize
 from web.guard import PinGuard
 from web.slate import StreamCount
 
@@ -36,7 +36,7 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_NAME="companion_host",
-        MAX_CONTENT_LENGTH=2 * 1024 * 1024,
+        MAX_CONTENT_LENGTH=LARGEST_BODY,
         JSON_SORT_KEYS=False,
     )
     app.jinja_env.finalize = finalize  # a name stored before names were checked is shown escaped
@@ -57,6 +57,10 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
     app.register_blueprint(host.bp)
     app.register_blueprint(history.bp)
     app.register_blueprint(camera_page.bp)
+
+    @app.before_request
+    def route_body_limit() -> None:
+        request.max_content_length = body_limit(request.path)
 
     @app.context_processor
     def table_title() -> dict[str, Any]:

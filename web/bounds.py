@@ -1,6 +1,6 @@
 """What the host may send, checked where it comes in, and stored text shown safely.
 
-A player's name is plain text of at most `MAX_NAME` characters: no control characters
+Every route takes a body of at most `body_limit(path)` bytes. A player's name is plain text of at most `MAX_NAME` characters: no control characters
 (a bell, a newline, a right-to-left override that turns the slate's line around) and
 no lone surrogates. JSON may carry a lone surrogate ("\\ud800") that is no Unicode
 character at all; stored, it could not be written out as UTF-8 and every page showing
@@ -17,6 +17,13 @@ from typing import Any, Iterable
 
 from markupsafe import Markup
 
+#: The largest request body a route takes, in bytes: the PIN is a few digits, a game
+#: record (/host/import) may be long, anything else is a small form or JSON object.
+LOGIN_BODY = 4 * 1024
+RECORD_BODY = 2 * 1024 * 1024
+FORM_BODY = 64 * 1024
+LARGEST_BODY = max(LOGIN_BODY, RECORD_BODY, FORM_BODY)
+
 #: The longest player name, in characters: a slate line on a phone, a seat label.
 MAX_NAME = 24
 #: Unicode categories refused in a name: controls, lone surrogates, line and paragraph separators.
@@ -27,6 +34,16 @@ BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u206
 
 class BadInput(ValueError):
     """Text the table will not take; the message says what is wrong, for the host."""
+
+
+def body_limit(path: str) -> int:
+    """The largest body `path` takes. The HTTP server refuses a larger one before reading
+    it (companion.appliance.http_guard); the app checks again for any other server."""
+    if path == "/host/login":
+        return LOGIN_BODY
+    if path == "/host/import":
+        return RECORD_BODY
+    return FORM_BODY
 
 
 def name_problem(name: str) -> str | None:

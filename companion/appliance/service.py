@@ -33,6 +33,9 @@ from hardware.reveal import DiceReader, RevealDesk, SettledScene, VisionReader
 log = logging.getLogger("companion.service")
 
 _STOP = object()
+#: Seconds an idle keep-alive connection stays open between requests (a browser opens a
+#: new one when it needs it); a request being served (an event stream) is never idle.
+CHANNEL_TIMEOUT = 30
 
 
 class ServiceError(Exception):
@@ -206,17 +209,18 @@ class TableService:
         return create_app(self.table, settings, on_reveal=self.reveal_now, camera=self.camera_setup)
 
     def _build_server(self):
-        from waitress import create_server
-
+        from companion.appliance.http_guard import Limits, create_guarded_server
         from companion.appliance.http_pool import warm_dispatcher
+        from web.bounds import LARGEST_BODY, body_limit
 
         threads = self.config.web.threads
         dispatcher = warm_dispatcher(threads)  # short requests stay on a few warm threads
         try:
-            server = create_server(
-                self.app, _dispatcher=dispatcher, host=self.host, port=self.port, threads=threads,
-                connection_limit=max(100, threads * 2), asyncore_use_poll=True, channel_timeout=300,
-                ident="game-companion", clear_untrusted_proxy_headers=True,
+            server = create_guarded_server(
+                self.app, dispatcher=dispatcher, limits=Limits(body_limit=body_limit), max_body=LARGEST_BODY,
+                host=self.host, port=self.port, threads=threads, connection_limit=max(100, threads * 2),
+                asyncore_use_poll=True, channel_timeout=CHANNEL_TIMEOUT, cleanup_interval=1,
+                channel_request_lookahead=1, ident="game-companion", clear_untrusted_proxy_headers=True,
             )
         except BaseException as exc:
             dispatcher.shutdown(cancel_pending=True, timeout=1)  # its workers are already running

@@ -1,0 +1,228 @@
+"""Issue 25: a real `companion serve` on 127.0.0.1 against a crowded, careless or hostile
+venue network. Clients at other addresses bind 127.0.0.x source addresses (the server
+trusts no X-Forwarded-For)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import select
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+PIN = "135791"
+
+
+class Served:
+    """One `companion serve` process."""
+
+    def __init__(self, tmp: Path, extra_config: str = ""):
+        self.data_dir = tmp / "data"
+        config = tmp / "config.toml"
+        config.write_text(f'[host]\npin = "{PIN}"\n[web]\nhost = "127.0.0.1"\nthreads = 24\n{extra_config}',
+                          encoding="utf-8")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "companion", "serve", "--config", str(config), "--data-dir", str(self.data_dir),
+             "--port", "0"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+        self.output: list[str] = []
+        self.port = self._wait_for_port()
+
+    def _wait_for_port(self) -> int:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if not line:
+                break
+            self.output.append(line)
+            found = re.match(r"Slate:\s+http://[\d.]+:(\d+)/", line)
+            if found:
+                threading.Thread(target=self._drain, daemon=True).start()
+                return int(found.group(1))
+        self.process.kill()
+        raise AssertionError("companion serve did not start:\n" + "".join(self.output))
+
+    def _drain(self) -> None:
+        for line in self.process.stdout:
+            self.output.append(line)
+
+    def connect(self, source: str = "127.0.0.1", timeout: float = 5) -> socket.socket:
+        return socket.create_connection(("127.0.0.1", self.port), timeout=timeout, source_address=(source, 0))
+
+    def http(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None,
+             source: str = "127.0.0.1", timeout: float = 5) -> tuple[int, dict, bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout, source_address=(source, 0))
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            response = conn.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            conn.close()
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
+
+
+class Host:
+    """A logged-in host: the session cookie and the CSRF token."""
+
+    def __init__(self, served: Served, source: str = "127.0.0.1"):
+        self.served, self.source = served, source
+        status, headers, page = served.http("GET", "/host", source=source)
+        self.cookie = headers["Set-Cookie"].split(";")[0]
+        token = re.search(rb'name="csrf_token" value="([^"]+)"', page).group(1).decode()
+        status, headers, _ = served.http("POST", "/host/login", json.dumps({"pin": PIN}).encode(),
+                                         {"Content-Type": "application/json", "X-CSRF-Token": token,
+                                          "Cookie": self.cookie}, source=source)
+        assert status == 200, status
+        self.cookie = headers["Set-Cookie"].split(";")[0]
+        _, _, page = served.http("GET", "/host", headers={"Cookie": self.cookie}, source=source)
+        self.csrf = re.search(rb'data-csrf="([^"]+)"', page).group(1).decode()
+
+    def post(self, path: str, body: dict, timeout: float = 5) -> tuple[int, dict]:
+        status, _, data = self.served.http(
+            "POST", path, json.dumps(body).encode(),
+            {"Content-Type": "application/json", "X-CSRF-Token": self.csrf, "Cookie": self.cookie},
+            source=self.source, timeout=timeout)
+        return status, json.loads(data or b"{}")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    server = Served(tmp_path_factory.mktemp("venue"))
+    yield server
+    server.stop()
+
+
+def read_status(sock: socket.socket, timeout: float = 3) -> int:
+    """The status code of the response on `sock` (waits at most `timeout`)."""
+    sock.settimeout(timeout)
+    head = b""
+    while b"\r\n" not in head:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        head += chunk
+    return int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/") else 0
+
+
+# --- request bodies ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path,declared", [("/host/login", 20_000_000), ("/host/login", 5_000),
+                                           ("/host/import", 150_000_000), ("/host/start", 3_000_000)])
+def test_a_body_over_its_routes_limit_is_refused_before_a_byte_of_it_is_sent(served, path, declared):
+    with served.connect() as sock:
+        sock.sendall(f"POST {path} HTTP/1.1\r\nHost: table\r\nContent-Type: application/json\r\n"
+                     f"Content-Length: {declared}\r\n\r\n".encode())
+        started = time.monotonic()
+        assert read_status(sock) == 413  # no body was sent: none was waited for
+        assert time.monotonic() - started < 2
+
+
+def test_a_chunked_body_is_refused_as_soon_as_it_passes_the_login_limit(served):
+    with served.connect() as sock:
+        sock.sendall(b"POST /host/login HTTP/1.1\r\nHost: table\r\nContent-Type: application/json\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\n")
+        sent = 0
+        status = None
+        while sent < 1_000_000:
+            try:
+                sock.sendall(b"400\r\n" + b" " * 0x400 + b"\r\n")
+            except OSError:  # the server has closed it: the answer is already there
+                break
+            sent += 0x400
+            if select.select([sock], [], [], 0.05)[0]:
+                break
+        status = read_status(sock)
+        assert status == 413 and sent <= 64 * 1024, (status, sent)
+
+
+def test_a_record_under_the_import_limit_is_still_read(served):
+    """An import of a few hundred KB (a long game) reaches the app: 401 here, not 413."""
+    status, _, _ = served.http("POST", "/host/import", b"{" + b" " * 500_000 + b"}",
+                               {"Content-Type": "application/json"})
+    assert status == 401
+
+
+# --- half-sent requests ----------------------------------------------------------------------
+
+def half_open(served: Served, sources: list[str], each: int) -> list[socket.socket]:
+    """Sockets that send a request line and a Host line, and never finish the request."""
+    socks = []
+    for source in sources:
+        for _ in range(each):
+            try:
+                sock = served.connect(source, timeout=2)
+                sock.sendall(b"GET / HTTP/1.1\r\nHost: table\r\n")
+            except OSError:
+                continue
+            socks.append(sock)
+    return socks
+
+
+def test_300_half_open_sockets_from_one_address_leave_the_host_answering_at_once(served):
+    host = Host(served)
+    socks = half_open(served, ["127.0.0.2"], 300)
+    try:
+        started = time.monotonic()
+        status, _, _ = served.http("GET", "/host/state", headers={"Cookie": host.cookie}, timeout=5)
+        assert status == 200 and time.monotonic() - started < 1
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def test_half_sent_requests_from_many_addresses_are_dropped_within_seconds_even_trickling(served):
+    """300 sockets from 30 addresses pass the connection limit; each trickles a byte of
+    its headers now and then. They are dropped within the head's 5 s, and the host's
+    request, queued behind them, is answered."""
+    socks = half_open(served, [f"127.0.1.{i}" for i in range(1, 31)], 10)
+    stop = threading.Event()
+
+    def trickle() -> None:
+        while not stop.wait(0.5):
+            for sock in socks:
+                try:
+                    sock.send(b"X")
+                except OSError:
+                    pass
+
+    threading.Thread(target=trickle, daemon=True).start()
+    try:
+        started = time.monotonic()
+        status, _, _ = served.http("GET", "/api/state", timeout=15)
+        assert status == 200 and time.monotonic() - started < 8
+        time.sleep(max(0.0, started + 7 - time.monotonic()))
+        closed = sum(1 for sock in socks if _closed_by_server(sock))
+        assert closed == len(socks), f"{len(socks) - closed} of {len(socks)} half-sent requests still open"
+    finally:
+        stop.set()
+        for sock in socks:
+            sock.close()
+
+
+def _closed_by_server(sock: socket.socket) -> bool:
+    try:
+        sock.setblocking(False)
+        data = sock.recv(65536)
+        return data == b"" or data.startswith(b"HTTP/")
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
