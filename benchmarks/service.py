@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "benchmarks" / "results" / "service.txt"
-PIN = "24680"
+PIN = "246802"
 GAMES = ("tregald", "val-des", "gyvahrs", "leiras-dice", "tricksters-tavern")
 
 

@@ -336,6 +336,18 @@ six_digit_pin() {
     printf '%06d' $((n % 1000000))
 }
 
+# A kept config from before PINs had to be 6 digits stops the service at start: say so
+# now, without printing the PIN.
+warn_short_pin() {
+    local pin
+    pin="$(sed -n 's/^[[:space:]]*pin[[:space:]]*=[[:space:]]*"\([0-9]*\)".*/\1/p' "$1" | head -n 1)"
+    if [ -n "$pin" ] && [ "${#pin}" -lt 6 ]; then
+        say "WARNING: the host PIN in $CONF has ${#pin} digits; the service needs 6 to 12 and will not start."
+        say "         Set a longer one there (or delete the pin line to have one generated), then:"
+        say "         sudo systemctl restart game-companion"
+    fi
+}
+
 write_config() {
     local conf pin
     conf="$(at "$CONF")"
@@ -349,6 +361,7 @@ write_config() {
         system chown "root:$SERVICE_USER" "$CONF"
         if [ -d "$(at "$DATA_DIR")" ]; then system chown -R "$SERVICE_USER:$SERVICE_USER" "$DATA_DIR"; fi
         say "kept the existing $CONF (host PIN unchanged)"
+        warn_short_pin "$conf"
         return 0
     fi
     pin="$(six_digit_pin)"

@@ -284,3 +284,16 @@ def test_wayfire_ini_without_an_autostart_section_is_restored_exactly(tmp_path, 
     assert "[autostart]\ngame_companion_kiosk = /opt/game-companion/bin/game-companion-kiosk-session" in wayfire.read_text()
     ok(install(root, fake_bin, "--uninstall"))
     assert wayfire.read_text() == "[core]\nplugins = autostart\n"
+
+
+def test_a_kept_config_with_a_pin_under_six_digits_is_warned_about_without_showing_it(tmp_path, fake_bin):
+    """Issue 25: the service refuses a PIN under 6 digits at start; an upgrade says so."""
+    root = tmp_path / "root"
+    config = root / "etc/game-companion/config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('[host]\npin = "4242"\n')
+    out = ok(install(root, fake_bin))
+    assert "has 4 digits; the service needs 6 to 12" in out and "4242" not in out
+    assert config.read_text() == '[host]\npin = "4242"\n'
+    config.write_text('[host]\npin = "424242"\n')
+    assert "WARNING" not in ok(install(root, fake_bin))

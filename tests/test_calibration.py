@@ -27,7 +27,7 @@ from hardware.reveal import Sight
 from test_service import FakeCamera, FakeReader, FakeReady, eventually
 from test_vision_covered import COVERED, table, with_hand  # noqa: F401 (a fixture)
 
-PIN = "2468"
+PIN = "246813"
 SPIKES = Path(__file__).parent / "fixtures" / "rendered"
 NO_DICE = Sight((), (), ())
 ONE_DIE = Sight((3,), ((10, 10, 30, 30),), (0.99,))

@@ -24,7 +24,7 @@ from companion.store import SqliteStore
 
 pytestmark = pytest.mark.slow
 
-PIN = "13579"
+PIN = "135790"
 PLAYERS = ["Ann", "Ben", "Cara"]
 
 

@@ -119,7 +119,7 @@ def rig(tmp_path):
             raise CameraUnavailable("no USB camera at 0: is it plugged in?")
         return camera
 
-    config = parse_config({"web": {"host": "127.0.0.1", "threads": 16}, "host": {"pin": "2468"}})
+    config = parse_config({"web": {"host": "127.0.0.1", "threads": 16}, "host": {"pin": "246813"}})
     service = TableService(config, tmp_path, port=0, pin_factory=factory, open_camera=open_camera,
                            make_reader=lambda: reader, ready=ready)
     service.start()
@@ -330,7 +330,7 @@ def test_secret_calls_never_reach_the_log_above_debug(rig, caplog):
     assert len(rig.table.session.record.events) == 1
     infos = logged()
     assert not any("yellow" in m for m in infos)  # ... without its colour
-    assert not any("2468" in m for m in infos)  # nor the PIN
+    assert not any("246813" in m for m in infos)  # nor the PIN
 
 
 def test_a_second_service_on_the_same_data_dir_is_refused(rig, tmp_path):
@@ -632,7 +632,7 @@ def test_after_a_restart_the_dice_lying_there_are_not_taken_for_a_new_throw():
 
 
 def test_a_service_that_resumes_a_game_tells_its_camera_loop(tmp_path):
-    config = parse_config({"web": {"host": "127.0.0.1"}, "host": {"pin": "2468"}})
+    config = parse_config({"web": {"host": "127.0.0.1"}, "host": {"pin": "246813"}})
 
     def started():
         service = TableService(config, tmp_path, port=0, pin_factory=MockFactory(), open_camera=lambda: FakeCamera(),

@@ -226,3 +226,47 @@ def _closed_by_server(sock: socket.socket) -> bool:
         return False
     except OSError:
         return True
+
+
+# --- guessing the PIN --------------------------------------------------------------------------
+
+def test_2000_pin_guesses_from_1100_addresses_check_at_most_the_budget_even_across_a_restart(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    served = Served(tmp_path)
+    try:
+        _, headers, page = served.http("GET", "/host")
+        cookie = headers["Set-Cookie"].split(";")[0]
+        token = re.search(rb'name="csrf_token" value="([^"]+)"', page).group(1).decode()
+        sources = [f"127.0.{2 + i // 250}.{1 + i % 250}" for i in range(1100)]
+
+        def try_pin(i: int) -> int:
+            body = f"pin={100000 + i * 7}&csrf_token={token}".encode()
+            status, _, _ = served.http("POST", "/host/login", body, {
+                "Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie}, source=sources[i % 1100])
+            return status
+
+        started = time.monotonic()
+        with ThreadPoolExecutor(8) as pool:
+            statuses = list(pool.map(try_pin, range(2000)))
+        took = time.monotonic() - started
+        checked = statuses.count(401)
+        assert checked <= 50 and statuses.count(429) == 2000 - checked, (checked, took)
+        body = f"pin={PIN}&csrf_token={token}".encode()
+        right = {"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie}
+        assert served.http("POST", "/host/login", body, right, source="127.0.9.9")[0] == 429  # not even checked
+        refusals = [line for line in served.output if "refused" in line]
+        assert 1 <= len(refusals) <= 2, refusals  # the first one, then a summary a minute later
+        assert not any(PIN in line or "100007" in line for line in served.output)
+    finally:
+        served.stop()
+    again = Served(tmp_path)  # the same data directory
+    try:
+        _, headers, page = again.http("GET", "/host")
+        cookie = headers["Set-Cookie"].split(";")[0]
+        token = re.search(rb'name="csrf_token" value="([^"]+)"', page).group(1).decode()
+        status, headers, _ = again.http("POST", "/host/login", f"pin={PIN}&csrf_token={token}".encode(), {
+            "Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie})
+        assert status == 429 and int(headers["Retry-After"]) > 60
+    finally:
+        again.stop()

@@ -56,11 +56,11 @@ def test_still_frames_defaults_to_four_and_is_passed_to_the_watcher():
 
 def test_calibrate_writes_roi_and_keeps_other_sections(tmp_path):
     path = tmp_path / "companion.toml"
-    path.write_text('[host]\npin = "4821"\n\n[vision]\ndice = "chance"\nroi = [0, 0, 10, 10]\n\n[web]\nport = 8080\n')
+    path.write_text('[host]\npin = "482100"\n\n[vision]\ndice = "chance"\nroi = [0, 0, 10, 10]\n\n[web]\nport = 8080\n')
     args = SimpleNamespace(config=str(path), roi="12,34,600,400", empty_table=None)
     assert calibrate.run(args) == 0
     data = tomllib.loads(path.read_text())
-    assert data["host"] == {"pin": "4821"} and data["web"] == {"port": 8080}
+    assert data["host"] == {"pin": "482100"} and data["web"] == {"port": 8080}
     assert data["vision"] == {"dice": "chance", "roi": [12, 34, 600, 400]}
     assert VisionConfig.from_mapping(data["vision"]).roi == (12, 34, 600, 400)
 

@@ -7,13 +7,14 @@ read the table's public projection and submit events; they never compute rules.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from typing import Any, Callable, Mapping
 
 from flask import Flask, request
 
 from web.bounds import LARGEST_BODY, body_limit, finalize
-from web.guard import PinGuard
+from web.guard import PinGuard, RefusedLogins
 from web.slate import StreamCount
 
 
@@ -24,7 +25,9 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
     `settings` keys: host_pin (the host panel is closed without one), secret_key
     (one is generated per app when absent), slate_url (the URL the QR code opens;
     default from the request), title (the table's name), pin_delay (fixed seconds of
-    slow-down after wrong PINs; default grows 1, 2, 4 ... capped), sse_max_seconds
+    slow-down after wrong PINs; default grows 1, 2, 4 ... capped), pin_budget_file (where
+    the network's PIN guess budget is kept; default: memory), pin_budget ({"burst",
+    "per_day"}: its size, web.pin_budget), sse_max_seconds
     and sse_heartbeat (tests). `on_reveal` reads the dice now and returns a short
     status; None means no camera (manual entry only). `camera` is the host panel's camera
     page (hardware.camera_setup.CameraSetup); None leaves the page out.
@@ -45,7 +48,9 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
         "settings": settings,
         "on_reveal": on_reveal,
         "camera": camera,
-        "guard": PinGuard(settings.get("host_pin"), settings.get("pin_delay"), key=app.secret_key),
+        "guard": PinGuard(settings.get("host_pin"), settings.get("pin_delay"), key=app.secret_key,
+                          budget_file=settings.get("pin_budget_file"), **settings.get("pin_budget", {})),
+        "refused_logins": RefusedLogins(logging.getLogger("web.host")),
         "streams": StreamCount(),
     }
 

@@ -2,9 +2,11 @@
 login, and CSRF tokens.
 
 Wrong PINs are counted per client (its address): after a few, that client must wait
-before its next try (1, 2, 4 ... seconds, capped), while everyone else tries freely.
-Nobody waits on a sleeping thread: a try during the wait is refused at once (429).
-The PIN itself is never logged, echoed or put in a page.
+before its next try (1, 2, 4 ... seconds, capped). Every client also draws on one budget
+of guesses for the whole network (`web.pin_budget`), kept across restarts, so rotating
+addresses gains nothing. Nobody waits on a sleeping thread: a try during a wait is
+refused at once (429) and not checked. Refused logins are logged as one summary line a
+minute at most. The PIN itself is never logged, echoed or put in a page.
 
 A login lives in Flask's signed cookie, which anyone holding it can read and replay, so
 what it carries is checked here on every request: its own random id (logout revokes
@@ -16,14 +18,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
+import math
 import secrets
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from flask import abort, current_app, request, session
+
+from web.pin_budget import BURST, PER_DAY, PinBudget
 
 #: Wrong PINs a client may make before it has to wait.
 FREE_TRIES = 3
@@ -46,10 +53,12 @@ class Attempts:
 class PinRefused(Exception):
     """A login try that was not checked or did not match. `retry_after` > 0: too soon."""
 
-    def __init__(self, message: str, retry_after: float = 0.0):
+    def __init__(self, message: str, retry_after: float = 0.0, reason: str = "wrong PIN"):
         super().__init__(message)
         self.message = message
         self.retry_after = retry_after
+        #: For the log: "wrong PIN", "too soon" (this client), "no guesses left" (everyone).
+        self.reason = reason
 
 
 class PinGuard:
@@ -59,11 +68,14 @@ class PinGuard:
     `key` is the app's secret key: the PIN's fingerprint in a login is keyed with it, so
     a cookie's reader cannot test guesses against it, and the same key kept across a
     restart keeps the host logged in (a random one when absent). `wall_clock` dates
-    logins: unlike `clock` (for the slow-down), its time means the same after a restart.
+    logins and the network's guess budget: unlike `clock` (for the slow-down), its time
+    means the same after a restart. `budget_file` keeps that budget (None: in memory);
+    `burst` and `per_day` size it.
     """
 
     def __init__(self, pin: str | None, delay: float | None = None, *, key: bytes | str | None = None,
-                 clock: Callable[[], float] = time.monotonic, wall_clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.monotonic, wall_clock: Callable[[], float] = time.time,
+                 budget_file: Path | str | None = None, burst: int = BURST, per_day: float = PER_DAY):
         self._pin = str(pin) if pin not in (None, "") else None
         self._delay = None if delay is None else float(delay)
         self._clock = clock
@@ -76,24 +88,32 @@ class PinGuard:
             key, b"host pin\0" + as_bytes(self._pin), hashlib.sha256).hexdigest()
         self._revoked: OrderedDict[str, float] = OrderedDict()
         self._revoked_before = float("-inf")
+        self.budget = PinBudget(burst=burst, per_day=per_day, path=None if budget_file is None else Path(budget_file),
+                                pin_mark=self._pin_mac, clock=wall_clock)
 
     @property
     def enabled(self) -> bool:
         return self._pin is not None
 
     def check(self, client: str, given: str) -> None:
-        """Return when `given` is the PIN; raise PinRefused (wrong, or too soon) otherwise."""
+        """Return when `given` is the PIN; raise PinRefused (wrong, or too soon) otherwise.
+
+        The check and the spending of a guess happen under one lock, so concurrent
+        tries cannot check more PINs than the budget holds."""
         now = self._clock()
         with self._lock:
             attempts = self._clients.get(client)
             if attempts is not None and now < attempts.wait_until:
                 wait = attempts.wait_until - now
-                raise PinRefused(f"too many wrong PINs: try again in {wait:.0f} s", retry_after=wait)
-        if self._pin is not None and hmac.compare_digest(as_bytes(given), as_bytes(self._pin)):
-            with self._lock:
+                raise PinRefused(f"too many wrong PINs: try again in {wait:.0f} s", retry_after=wait, reason="too soon")
+            wait = self.budget.wait()
+            if wait > 0:
+                raise PinRefused(f"too many wrong PINs have been tried here lately: try again in {wait_words(wait)}",
+                                 retry_after=wait, reason="no guesses left")
+            if self._pin is not None and hmac.compare_digest(as_bytes(given), as_bytes(self._pin)):
                 self._clients.pop(client, None)
-            return
-        with self._lock:
+                return
+            self.budget.spend()
             attempts = self._clients.pop(client, None) or Attempts()
             attempts.failures += 1
             extra = attempts.failures - FREE_TRIES
@@ -150,6 +170,63 @@ class PinGuard:
             while len(self._revoked) > MAX_REVOKED:
                 _, dropped = self._revoked.popitem(last=False)
                 self._revoked_before = max(self._revoked_before, dropped)
+
+
+def wait_words(seconds: float) -> str:
+    """ "40 s", "6 min"."""
+    return f"{math.ceil(seconds)} s" if seconds < 60 else f"{math.ceil(seconds / 60)} min"
+
+
+class RefusedLogins:
+    """Refused host logins, told to the log as one line a minute at most.
+
+    A 70 s guessing run once wrote 22,860 lines, past journald's rate limit (10,000
+    lines in 30 s), which then dropped the game's own lines. The first refusal after a
+    quiet minute is told at once; the rest of that minute in one summary line when it
+    is over (a timer). Never the PIN tried.
+    """
+
+    def __init__(self, logger: logging.Logger, every: float = 60.0, clock: Callable[[], float] = time.monotonic):
+        self._log = logger
+        self._every = every
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._reasons: Counter[str] = Counter()
+        self._clients: set[str] = set()
+        self._last = float("-inf")
+        self._timer: threading.Timer | None = None
+
+    def note(self, client: str, reason: str) -> None:
+        with self._lock:
+            self._reasons[reason] += 1
+            if len(self._clients) < 100_000:
+                self._clients.add(client)
+            now = self._clock()
+            if now - self._last >= self._every:
+                self._tell(now)
+            elif self._timer is None:
+                self._timer = threading.Timer(self._last + self._every - now, self.flush)
+                self._timer.daemon = True
+                self._timer.start()
+
+    def flush(self) -> None:
+        """Tell what is pending now (the timer's end of a minute; tests)."""
+        with self._lock:
+            self._timer = None
+            if self._reasons:
+                self._tell(self._clock())
+
+    def _tell(self, now: float) -> None:
+        count = sum(self._reasons.values())
+        reasons = ", ".join(f"{n} {reason}" for reason, n in self._reasons.most_common())
+        if count == 1:
+            self._log.warning("host login refused for %s: %s", next(iter(self._clients)), next(iter(self._reasons)))
+        else:
+            self._log.warning("host logins refused in the last minute: %d (%s) from %d addresses",
+                              count, reasons, len(self._clients))
+        self._reasons.clear()
+        self._clients.clear()
+        self._last = now
 
 
 def as_bytes(text: str) -> bytes:

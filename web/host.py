@@ -91,7 +91,7 @@ def login():
     try:
         guard.check(request.remote_addr or "unknown", given.strip())
     except PinRefused as refused:
-        log.warning("host login refused for %s: %s", request.remote_addr, "too soon" if refused.retry_after else "wrong PIN")
+        companion()["refused_logins"].note(request.remote_addr or "unknown", refused.reason)
         status = 429 if refused.retry_after else 401
         headers = {"Retry-After": str(max(1, round(refused.retry_after)))} if refused.retry_after else {}
         return login_refused(status, refused.message, headers)

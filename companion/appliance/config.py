@@ -1,6 +1,6 @@
 """The companion's config file (TOML), the data directory and the host's credentials.
 
-    [host]   pin = "482913"                  # the host panel's PIN (else one is generated)
+    [host]   pin = "482913"                  # the host panel's PIN, 6-12 digits (else one is generated)
     [web]    host, port, threads, public_url, sse_max_seconds
     [table]  name = "Game Table"             # shown on the slate
     [gpio]   -> hardware.gpio.Wiring.from_mapping       (buttons and lights)
@@ -28,6 +28,10 @@ APP_NAME = "game-companion"
 PIN_FILE = "host-pin"
 SECRET_KEY_FILE = "secret-key"
 SECTIONS = ("host", "web", "table", "gpio", "camera", "vision")
+#: A host PIN's digits. Six: with the network's budget of guesses (web.pin_budget) a
+#: 6-digit PIN holds for years; a 4-digit one for days.
+MIN_PIN, MAX_PIN = 6, 12
+PIN_BUDGET_FILE = "pin-budget.json"
 
 
 class ConfigError(ValueError):
@@ -143,8 +147,9 @@ def _host_section(section: Mapping[str, Any], where: str) -> HostSection:
         return HostSection()
     if isinstance(pin, int) and not isinstance(pin, bool):
         raise ConfigError(f'{where}: host.pin must be quoted text such as "048213" (a number loses leading zeros)')
-    if not isinstance(pin, str) or not pin.isdigit() or not 4 <= len(pin) <= 12:
-        raise ConfigError(f"{where}: host.pin must be 4 to 12 digits in quotes")
+    if not isinstance(pin, str) or not pin.isdigit() or not MIN_PIN <= len(pin) <= MAX_PIN:
+        raise ConfigError(f"{where}: host.pin must be {MIN_PIN} to {MAX_PIN} digits in quotes "
+                          f"(a shorter PIN is guessed too soon on a shared network; see docs/config.md)")
     return HostSection(pin=pin)
 
 
@@ -234,8 +239,9 @@ def host_credentials(data_dir: Path, configured_pin: str | None) -> HostCredenti
         return HostCredentials(configured_pin, secret_key, False, None)
     pin_file = data_dir / PIN_FILE
     pin, new = _private_value(pin_file, lambda: f"{secrets.randbelow(10 ** 6):06d}")
-    if not (pin.isdigit() and 4 <= len(pin) <= 12):
-        raise ConfigError(f"{pin_file} does not hold a PIN of 4 to 12 digits; fix it or delete it to get a new one")
+    if not (pin.isdigit() and MIN_PIN <= len(pin) <= MAX_PIN):
+        raise ConfigError(f"{pin_file} does not hold a PIN of {MIN_PIN} to {MAX_PIN} digits; "
+                          f"fix it or delete it to get a new one")
     return HostCredentials(pin, secret_key, new, pin_file)
 
 

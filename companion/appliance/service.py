@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from companion.appliance.config import Config, HostCredentials, host_credentials
+from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials
 from companion.rules import BadRecord, IllegalAction, UnknownGame
 from companion.store import SqliteStore
 from companion.table import Table
@@ -199,6 +199,7 @@ class TableService:
         web = self.config.web
         settings = {
             "host_pin": self.credentials.pin,
+            "pin_budget_file": self.data_dir / PIN_BUDGET_FILE,
             "secret_key": self.credentials.secret_key,
             "title": self.config.table.name,
         }
