@@ -52,7 +52,9 @@ def slates(port: int, count: int, ready, stop, results) -> None:
     stats = {"messages": 0, "errors": 0, "reconnects": 0}
 
     def connect() -> None:
-        conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+        # one address per slate, like phones on the venue's Wi-Fi (one address may hold 6 feeds)
+        source = f"127.0.{10 + len(arrivals) // 250}.{1 + len(arrivals) % 250}"
+        conn = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
         conn.sendall(b"GET /events HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n")
         conn.setblocking(False)
         buffers[conn] = b""

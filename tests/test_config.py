@@ -11,6 +11,7 @@ from companion.appliance.config import (
     default_data_dir,
     host_credentials,
     load_config,
+    parse_config,
     prepare_data_dir,
 )
 
@@ -139,3 +140,14 @@ def test_a_mangled_pin_file_is_a_clear_error(tmp_path):
     (tmp_path / "host-pin").write_text("hello\n")
     with pytest.raises(ConfigError, match="host-pin"):
         host_credentials(tmp_path, None)
+
+
+def test_live_feeds_are_fewer_than_the_threads_unless_set():
+    """Issue 25: slates must not take the threads the host's actions need."""
+    assert parse_config({}).web.stream_limit == 80
+    assert parse_config({"web": {"threads": 8}}).web.stream_limit == 4
+    assert parse_config({"web": {"threads": 8, "max_streams": 6}}).web.stream_limit == 6
+    with pytest.raises(ConfigError, match="web.max_streams must be a whole number from 1 to 6"):
+        parse_config({"web": {"threads": 8, "max_streams": 8}})
+    with pytest.raises(ConfigError, match="web.connections_per_client"):
+        parse_config({"web": {"streams_per_client": 20, "connections_per_client": 16}})

@@ -111,11 +111,15 @@ def served(tmp_path_factory):
 
 
 def read_status(sock: socket.socket, timeout: float = 3) -> int:
-    """The status code of the response on `sock` (waits at most `timeout`)."""
+    """The status code of the response on `sock` (waits at most `timeout`); 0 for a
+    connection closed without one (refused at the door)."""
     sock.settimeout(timeout)
     head = b""
     while b"\r\n" not in head:
-        chunk = sock.recv(4096)
+        try:
+            chunk = sock.recv(4096)
+        except ConnectionResetError:
+            return 0
         if not chunk:
             break
         head += chunk
@@ -270,3 +274,69 @@ def test_2000_pin_guesses_from_1100_addresses_check_at_most_the_budget_even_acro
         assert status == 429 and int(headers["Retry-After"]) > 60
     finally:
         again.stop()
+
+
+# --- slates' live feeds ---------------------------------------------------------------------
+
+def open_feeds(served: Served, sources: list[str], each: int) -> tuple[list[socket.socket], list[int]]:
+    """Idle `GET /events` connections; (the sockets, the status each was answered with)."""
+    socks, statuses = [], []
+    for source in sources:
+        for _ in range(each):
+            sock = served.connect(source)
+            sock.sendall(b"GET /events HTTP/1.1\r\nHost: table\r\nAccept: text/event-stream\r\n\r\n")
+            socks.append(sock)
+    for sock in socks:
+        statuses.append(read_status(sock, timeout=5))
+    return socks, statuses
+
+
+def test_200_idle_feeds_and_300_half_open_sockets_leave_a_host_action_under_a_second(served):
+    host = Host(served)
+    assert host.post("/host/start", {"game": "val-des", "players": ["Ann", "Ben"]})[0] == 200
+    feeds, statuses = open_feeds(served, ["127.0.0.5"], 200)
+    half = half_open(served, ["127.0.0.6"], 300)
+    try:
+        # six feeds for one address; the rest refused (503), past 16 connections at the door
+        assert statuses.count(200) == 6 and statuses.count(503) + statuses.count(0) == 194, __import__("collections").Counter(statuses)
+        for attempt in range(3):
+            started = time.monotonic()
+            status, answer = host.post("/host/press", {"seat": 0, "button": "green"})
+            took = time.monotonic() - started
+            assert status == 200 and took < 1, (status, answer, took)
+    finally:
+        for sock in feeds + half:
+            sock.close()
+        host.post("/host/end", {})
+
+
+def test_feeds_from_many_addresses_stop_below_the_threads_and_dead_ones_are_found_in_seconds(served):
+    host = Host(served)
+    feeds, statuses = open_feeds(served, [f"127.0.2.{i}" for i in range(1, 41)], 5)
+    try:
+        # threads = 24: 20 feeds, 4 threads kept for everything else
+        assert statuses.count(200) == 20 and statuses.count(503) == 180
+        started = time.monotonic()
+        status, _ = host.post("/host/start", {"game": "val-des", "players": ["Ann", "Ben"]})
+        assert status == 200 and time.monotonic() - started < 1
+        status, _, _ = served.http("GET", "/api/state", timeout=5)
+        assert status == 200
+    finally:
+        for sock in feeds:
+            sock.close()
+        host.post("/host/end", {})
+    closed = time.monotonic()
+    probes = []
+    while True:  # the 20 seats come back as soon as the server sees the slates gone
+        fresh, statuses = open_feeds(served, [f"127.0.3.{len(probes) + 1}"], 1)
+        probes += fresh
+        if statuses == [200]:
+            break
+        assert time.monotonic() - closed < 4, "closed feeds still hold their seats"
+        time.sleep(0.2)
+    took = time.monotonic() - closed
+    time.sleep(1.5)  # any refused probe's connection is seen gone too
+    refills, statuses = open_feeds(served, [f"127.0.4.{i}" for i in range(1, 21)], 1)
+    for sock in refills + probes:
+        sock.close()
+    assert statuses.count(200) == 19 and statuses.count(503) == 1, (statuses, took)

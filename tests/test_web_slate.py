@@ -261,3 +261,43 @@ def test_the_reveal_photo_goes_when_its_reading_is_undone_or_a_typed_reading_fol
     table.submit(ChipCall(0, "yellow"))
     table.confirm_reading(["blue"] * 5)  # typed in: there is no photo of this one
     assert table.snapshot()["photo"] is None
+
+
+def test_a_client_gets_six_feeds_and_then_a_503_that_says_when_to_try_again():
+    """Issue 25: each feed holds a server thread; one address cannot take them all."""
+    app, table = make_app(sse_max_seconds=30)
+    streams = app.extensions["companion"]["streams"]
+    client = app.test_client()
+    held = [client.get("/events") for _ in range(6)]
+    refused = client.get("/events")
+    assert refused.status_code == 503 and refused.headers["Retry-After"] == "5"
+    assert "tries again" in refused.get_data(as_text=True)
+    other = app.test_client().get("/events", environ_base={"REMOTE_ADDR": "10.0.0.2"})
+    assert other.status_code == 200 and streams.open == 7
+    held[0].close()
+    again = client.get("/events")
+    assert again.status_code == 200
+    for response in held[1:] + [other, again]:
+        response.close()
+    assert streams.open == 0
+
+
+def test_feeds_in_all_stop_at_max_streams_and_come_back_as_they_close():
+    app, table = make_app(sse_max_seconds=30, max_streams=3)
+    held = [app.test_client().get("/events", environ_base={"REMOTE_ADDR": f"10.0.0.{i}"}) for i in range(3)]
+    assert all(r.status_code == 200 for r in held)
+    assert app.test_client().get("/events", environ_base={"REMOTE_ADDR": "10.0.0.9"}).status_code == 503
+    held[1].close()
+    assert app.test_client().get("/events", environ_base={"REMOTE_ADDR": "10.0.0.9"}).status_code == 200
+
+
+def test_a_feed_whose_client_has_gone_ends_within_a_second_without_a_write():
+    table = Table()
+    gone = [False]
+    stream = state_stream(table, None, heartbeat=60, max_seconds=None, gone=lambda: gone[0])
+    next(stream), next(stream)
+    gone[0] = True
+    started = time.monotonic()
+    with pytest.raises(StopIteration):
+        next(stream)
+    assert time.monotonic() - started < 1.5

@@ -15,7 +15,7 @@ from flask import Flask, request
 
 from web.bounds import LARGEST_BODY, body_limit, finalize
 from web.guard import PinGuard, RefusedLogins
-from web.slate import StreamCount
+from web.slate import MAX_STREAMS, STREAMS_PER_CLIENT, StreamCount
 
 
 def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
@@ -27,7 +27,8 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
     default from the request), title (the table's name), pin_delay (fixed seconds of
     slow-down after wrong PINs; default grows 1, 2, 4 ... capped), pin_budget_file (where
     the network's PIN guess budget is kept; default: memory), pin_budget ({"burst",
-    "per_day"}: its size, web.pin_budget), sse_max_seconds
+    "per_day"}: its size, web.pin_budget), max_streams and streams_per_client (live
+    feeds in all and per client address, web.slate), sse_max_seconds
     and sse_heartbeat (tests). `on_reveal` reads the dice now and returns a short
     status; None means no camera (manual entry only). `camera` is the host panel's camera
     page (hardware.camera_setup.CameraSetup); None leaves the page out.
@@ -51,7 +52,7 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
         "guard": PinGuard(settings.get("host_pin"), settings.get("pin_delay"), key=app.secret_key,
                           budget_file=settings.get("pin_budget_file"), **settings.get("pin_budget", {})),
         "refused_logins": RefusedLogins(logging.getLogger("web.host")),
-        "streams": StreamCount(),
+        "streams": StreamCount(settings.get("max_streams", MAX_STREAMS), settings.get("streams_per_client", STREAMS_PER_CLIENT)),
     }
 
     from web import api, camera as camera_page, errors, history, host, slate

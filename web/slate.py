@@ -1,20 +1,36 @@
-"""The slate (`/`), its live feed of server-sent events (`/events`) and the reveal photos."""
+"""The slate (`/`), its live feed of server-sent events (`/events`) and the reveal photos.
+
+Each open feed holds one of the server's threads for as long as the slate is open, so
+feeds are seats at a counter (`StreamCount`): at most `streams_per_client` for one
+client address and `max_streams` in all, fewer than the server's threads, so the host's
+actions always find a thread free. A feed refused is a 503 with `Retry-After`; the slate
+tries again after it. A slate that went away is noticed within a second (the server says
+so: waitress's `client_disconnected`), or, if it vanished without a word, once a
+keep-alive every `HEARTBEAT` seconds goes unacknowledged.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import segno
 from flask import Blueprint, Response, abort, current_app, render_template, request
 from markupsafe import Markup
 
+from web.errors import error_response
 from web.guard import is_host
 
 bp = Blueprint("slate", __name__)
 
-HEARTBEAT = 15.0
+HEARTBEAT = 5.0
+#: Feeds one client address may hold: a phone with a tab or two, a host with the panel too.
+STREAMS_PER_CLIENT = 6
+#: Feeds in all, unless the settings say (the appliance sizes it below its threads).
+MAX_STREAMS = 64
+#: Seconds a refused slate waits before it tries again.
+RETRY_AFTER = 5
 
 
 def companion() -> dict[str, Any]:
@@ -48,10 +64,16 @@ def events():
         last_seq = int(last) if last is not None else None
     except ValueError:
         last_seq = None
-    stream = counted(companion()["streams"], state_stream(
+    client = request.remote_addr or "unknown"
+    streams: StreamCount = companion()["streams"]
+    if not streams.take(client):
+        return error_response(503, "too many live slates are open here: this one tries again in a few seconds",
+                              {"Retry-After": str(RETRY_AFTER)})
+    gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
+    stream = Seated(streams, client, state_stream(
         companion()["table"], last_seq,
         heartbeat=float(settings.get("sse_heartbeat", HEARTBEAT)),
-        max_seconds=settings.get("sse_max_seconds"),
+        max_seconds=settings.get("sse_max_seconds"), gone=gone,
     ))
     response = Response(stream, mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-cache"
@@ -60,52 +82,85 @@ def events():
 
 
 class StreamCount:
-    """How many slates are connected now (each holds one server thread)."""
+    """The feeds open now (each holds one server thread), in all and per client address."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_streams: int = MAX_STREAMS, per_client: int = STREAMS_PER_CLIENT) -> None:
         self._lock = threading.Lock()
+        self.max_streams = max_streams
+        self.per_client = per_client
         self.open = 0
+        self._clients: dict[str, int] = {}
 
-    def add(self, n: int) -> None:
+    def take(self, client: str) -> bool:
+        """A seat for one more feed from `client`, or False when there is none."""
         with self._lock:
-            self.open += n
+            if self.open >= self.max_streams or self._clients.get(client, 0) >= self.per_client:
+                return False
+            self.open += 1
+            self._clients[client] = self._clients.get(client, 0) + 1
+            return True
+
+    def release(self, client: str) -> None:
+        with self._lock:
+            self.open -= 1
+            left = self._clients.get(client, 1) - 1
+            if left > 0:
+                self._clients[client] = left
+            else:
+                self._clients.pop(client, None)
 
 
-def counted(count: StreamCount, stream: Iterator[str]) -> Iterator[str]:
-    """`stream`, counted while it runs; closing this generator (the server does when the
-    client goes away) closes the inner one."""
-    count.add(1)
-    try:
-        yield from stream
-    finally:
-        count.add(-1)
+class Seated:
+    """A feed holding its seat until the server closes it (WSGI calls `close()` on every
+    response it started, even one never iterated), then giving it back exactly once."""
+
+    def __init__(self, streams: StreamCount, client: str, stream: Iterator[str]):
+        self._streams, self._client, self._stream = streams, client, stream
+        self._seated = True
+
+    def __iter__(self) -> Iterator[str]:
+        return self._stream
+
+    def close(self) -> None:
+        try:
+            self._stream.close()
+        finally:
+            if self._seated:
+                self._seated = False
+                self._streams.release(self._client)
 
 
 def message(seq: int, data: str) -> str:
     return f"id: {seq}\nevent: state\ndata: {data}\n\n"
 
 
-def state_stream(table, last_seq: int | None, *, heartbeat: float, max_seconds: float | None) -> Iterator[str]:
-    """Yield SSE text until the client leaves (the server closes this generator) or
-    `max_seconds` pass. The full state goes out at once unless the client already
-    has exactly this one; a server restart (its seq went back) resynchronises too."""
+def state_stream(table, last_seq: int | None, *, heartbeat: float, max_seconds: float | None,
+                 gone: Callable[[], bool] = lambda: False) -> Iterator[str]:
+    """Yield SSE text until the client leaves (`gone()`, checked every second, or the
+    server closes this generator) or `max_seconds` pass. The full state goes out at once
+    unless the client already has exactly this one; a server restart (its seq went
+    back) resynchronises too."""
     deadline = None if max_seconds is None else time.monotonic() + float(max_seconds)
     yield "retry: 1000\n\n"
     seq, data = table.snapshot_json()
     if last_seq != seq:
         yield message(seq, data)
-    while True:
-        wait = heartbeat
+    quiet_until = time.monotonic() + heartbeat
+    while not gone():
+        now = time.monotonic()
+        wait = min(1.0, max(0.0, quiet_until - now))
         if deadline is not None:
-            wait = min(wait, deadline - time.monotonic())
+            wait = min(wait, deadline - now)
             if wait <= 0:
                 return
         change = table.wait_for_change(seq, wait)
         if change is not None:
             seq, data = change
             yield message(seq, data)
-        elif deadline is None or time.monotonic() < deadline:
+            quiet_until = time.monotonic() + heartbeat
+        elif time.monotonic() >= quiet_until and (deadline is None or time.monotonic() < deadline):
             yield ": keep-alive\n\n"
+            quiet_until = time.monotonic() + heartbeat
 
 
 @bp.get("/photo/<int:photo_id>")

@@ -1,7 +1,8 @@
 """The companion's config file (TOML), the data directory and the host's credentials.
 
     [host]   pin = "482913"                  # the host panel's PIN, 6-12 digits (else one is generated)
-    [web]    host, port, threads, public_url, sse_max_seconds
+    [web]    host, port, threads, public_url, sse_max_seconds, max_streams, streams_per_client,
+             connections_per_client
     [table]  name = "Game Table"             # shown on the slate
     [gpio]   -> hardware.gpio.Wiring.from_mapping       (buttons and lights)
     [camera] -> hardware.camera.CameraConfig.from_mapping
@@ -50,6 +51,17 @@ class WebSection:
     threads: int = 100
     public_url: str | None = None
     sse_max_seconds: float | None = None
+    #: Live slate feeds in all; None: the threads less a fifth (at least 4 kept for the rest).
+    max_streams: int | None = None
+    streams_per_client: int = 6
+    connections_per_client: int = 16
+
+    @property
+    def stream_limit(self) -> int:
+        """Feeds in all: always fewer than the threads, so a host action finds one free."""
+        if self.max_streams is not None:
+            return self.max_streams
+        return self.threads - max(4, self.threads // 5)
 
 
 @dataclass(frozen=True)
@@ -172,8 +184,16 @@ def _web_section(section: Mapping[str, Any], where: str) -> WebSection:
     sse = section.get("sse_max_seconds")
     if sse is not None and (isinstance(sse, bool) or not isinstance(sse, (int, float)) or sse <= 0):
         raise ConfigError(f"{where}: web.sse_max_seconds must be a positive number of seconds")
+    max_streams = section.get("max_streams")
+    if max_streams is not None:
+        max_streams = _whole(max_streams, "web.max_streams", 1, threads - 2, where)
+    per_client = _whole(section.get("streams_per_client", default.streams_per_client), "web.streams_per_client",
+                        1, 1000, where)
+    connections = _whole(section.get("connections_per_client", default.connections_per_client),
+                         "web.connections_per_client", per_client + 2, 10000, where)
     return WebSection(host=host, port=port, threads=threads, public_url=public_url,
-                      sse_max_seconds=None if sse is None else float(sse))
+                      sse_max_seconds=None if sse is None else float(sse), max_streams=max_streams,
+                      streams_per_client=per_client, connections_per_client=connections)
 
 
 def _table_section(section: Mapping[str, Any], where: str) -> TableSection:

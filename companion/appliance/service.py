@@ -200,6 +200,8 @@ class TableService:
         settings = {
             "host_pin": self.credentials.pin,
             "pin_budget_file": self.data_dir / PIN_BUDGET_FILE,
+            "max_streams": web.stream_limit,
+            "streams_per_client": web.streams_per_client,
             "secret_key": self.credentials.secret_key,
             "title": self.config.table.name,
         }
@@ -218,7 +220,8 @@ class TableService:
         dispatcher = warm_dispatcher(threads)  # short requests stay on a few warm threads
         try:
             server = create_guarded_server(
-                self.app, dispatcher=dispatcher, limits=Limits(body_limit=body_limit), max_body=LARGEST_BODY,
+                self.app, dispatcher=dispatcher, max_body=LARGEST_BODY,
+                limits=Limits(body_limit=body_limit, connections_per_client=self.config.web.connections_per_client),
                 host=self.host, port=self.port, threads=threads, connection_limit=max(100, threads * 2),
                 asyncore_use_poll=True, channel_timeout=CHANNEL_TIMEOUT, cleanup_interval=1,
                 channel_request_lookahead=1, ident="game-companion", clear_untrusted_proxy_headers=True,

@@ -65,21 +65,31 @@
     if (img.complete) draw(); else img.addEventListener("load", draw, { once: true });
   }
 
-  /* The table's state, live: EventSource reconnects by itself (the server sends
-     retry: 1000); after a reconnect the full state is fetched once to resync. */
+  /* The table's state, live: EventSource reconnects by itself after a dropped stream
+     (the server sends retry: 1000), but gives up on a refusal (503 when too many slates
+     are open): then a new one is opened after 5 to 10 s. After any reconnect the full
+     state is fetched once to resync. */
   function follow(onState, onStatus) {
     let dropped = false;
-    const source = new EventSource("/events");
-    source.addEventListener("state", (e) => onState(JSON.parse(e.data)));
-    source.addEventListener("open", () => {
-      onStatus("live");
-      if (dropped) {
-        dropped = false;
-        fetch("/api/state", { cache: "no-store" }).then((r) => r.json()).then(onState).catch(() => {});
-      }
-    });
-    source.addEventListener("error", () => { dropped = true; onStatus("reconnecting"); });
-    return source;
+    let source = null;
+    const open = () => {
+      source = new EventSource("/events");
+      source.addEventListener("state", (e) => onState(JSON.parse(e.data)));
+      source.addEventListener("open", () => {
+        onStatus("live");
+        if (dropped) {
+          dropped = false;
+          fetch("/api/state", { cache: "no-store" }).then((r) => r.json()).then(onState).catch(() => {});
+        }
+      });
+      source.addEventListener("error", () => {
+        dropped = true;
+        onStatus("reconnecting");
+        if (source.readyState === EventSource.CLOSED) setTimeout(open, 5000 + Math.random() * 5000);
+      });
+    };
+    open();
+    return { close: () => source.close() };
   }
 
   window.Faces = { die, faceText, markPhoto, follow, el, COLOURS };
