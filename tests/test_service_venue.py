@@ -27,6 +27,7 @@ class Served:
     """One `companion serve` process."""
 
     def __init__(self, tmp: Path, extra_config: str = ""):
+        """`extra_config`: more [web] keys."""
         self.data_dir = tmp / "data"
         config = tmp / "config.toml"
         config.write_text(f'[host]\npin = "{PIN}"\n[web]\nhost = "127.0.0.1"\nthreads = 24\n{extra_config}',
@@ -340,3 +341,23 @@ def test_feeds_from_many_addresses_stop_below_the_threads_and_dead_ones_are_foun
     for sock in refills + probes:
         sock.close()
     assert statuses.count(200) == 19 and statuses.count(503) == 1, (statuses, took)
+
+
+# --- headers and host names -----------------------------------------------------------------
+
+def test_the_served_pages_carry_the_security_headers(served):
+    for path in ("/", "/host", "/api/state", "/games"):
+        status, headers, _ = served.http("GET", path)
+        assert status == 200, path
+        assert headers["X-Content-Type-Options"] == "nosniff" and headers["X-Frame-Options"] == "DENY", path
+        assert "frame-ancestors 'none'" in headers["Content-Security-Policy"], path
+
+
+def test_a_configured_allow_list_refuses_a_rebound_host_name(tmp_path):
+    served = Served(tmp_path, 'allowed_hosts = ["table.local"]\n')  # in [web]
+    try:
+        assert served.http("GET", "/api/state", headers={"Host": "table.local"})[0] == 200
+        assert served.http("GET", "/api/state", headers={"Host": f"127.0.0.1:{served.port}"})[0] == 200
+        assert served.http("GET", "/api/state", headers={"Host": "rebound.example"})[0] == 400
+    finally:
+        served.stop()

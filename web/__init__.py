@@ -28,7 +28,8 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
     slow-down after wrong PINs; default grows 1, 2, 4 ... capped), pin_budget_file (where
     the network's PIN guess budget is kept; default: memory), pin_budget ({"burst",
     "per_day"}: its size, web.pin_budget), max_streams and streams_per_client (live
-    feeds in all and per client address, web.slate), sse_max_seconds
+    feeds in all and per client address, web.slate), allowed_hosts (the host names the
+    table answers to; default any, web.headers), sse_max_seconds
     and sse_heartbeat (tests). `on_reveal` reads the dice now and returns a short
     status; None means no camera (manual entry only). `camera` is the host panel's camera
     page (hardware.camera_setup.CameraSetup); None leaves the page out.
@@ -55,8 +56,9 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
         "streams": StreamCount(settings.get("max_streams", MAX_STREAMS), settings.get("streams_per_client", STREAMS_PER_CLIENT)),
     }
 
-    from web import api, camera as camera_page, errors, history, host, slate
+    from web import api, camera as camera_page, errors, headers, history, host, slate
 
+    headers.init_app(app, settings.get("allowed_hosts"))
     errors.init_app(app)
     app.register_blueprint(slate.bp)
     app.register_blueprint(api.bp)

@@ -2,7 +2,7 @@
 
     [host]   pin = "482913"                  # the host panel's PIN, 6-12 digits (else one is generated)
     [web]    host, port, threads, public_url, sse_max_seconds, max_streams, streams_per_client,
-             connections_per_client
+             connections_per_client, allowed_hosts
     [table]  name = "Game Table"             # shown on the slate
     [gpio]   -> hardware.gpio.Wiring.from_mapping       (buttons and lights)
     [camera] -> hardware.camera.CameraConfig.from_mapping
@@ -55,6 +55,8 @@ class WebSection:
     max_streams: int | None = None
     streams_per_client: int = 6
     connections_per_client: int = 16
+    #: Host names the table answers to (DNS rebinding); empty: any.
+    allowed_hosts: tuple[str, ...] = ()
 
     @property
     def stream_limit(self) -> int:
@@ -191,9 +193,15 @@ def _web_section(section: Mapping[str, Any], where: str) -> WebSection:
                         1, 1000, where)
     connections = _whole(section.get("connections_per_client", default.connections_per_client),
                          "web.connections_per_client", per_client + 2, 10000, where)
+    allowed = section.get("allowed_hosts", [])
+    if not isinstance(allowed, list) or not all(isinstance(h, str) and h.strip() and " " not in h.strip()
+                                                for h in allowed):
+        raise ConfigError(f'{where}: web.allowed_hosts must be a list of host names such as ["table.local", '
+                          f'"192.168.1.20"]')
     return WebSection(host=host, port=port, threads=threads, public_url=public_url,
                       sse_max_seconds=None if sse is None else float(sse), max_streams=max_streams,
-                      streams_per_client=per_client, connections_per_client=connections)
+                      streams_per_client=per_client, connections_per_client=connections,
+                      allowed_hosts=tuple(h.strip() for h in allowed))
 
 
 def _table_section(section: Mapping[str, Any], where: str) -> TableSection:

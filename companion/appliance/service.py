@@ -202,6 +202,7 @@ class TableService:
             "pin_budget_file": self.data_dir / PIN_BUDGET_FILE,
             "max_streams": web.stream_limit,
             "streams_per_client": web.streams_per_client,
+            "allowed_hosts": list(web.allowed_hosts),
             "secret_key": self.credentials.secret_key,
             "title": self.config.table.name,
         }
