@@ -615,3 +615,23 @@ def test_panel_lists_every_game_with_its_options(host):
     for name in ("tregald", "val-des", "gyvahrs", "leiras-dice", "tricksters-tavern"):
         assert f'value="{name}"' in page
     assert 'name="option.rounds"' in page and 'name="option.classes"' in page and "data-cards=" in page
+
+
+def test_a_green_and_a_yellow_press_are_the_same_length_asked_and_answered(host):
+    """Issue 25: "green" and "yellow" differ by a byte, which even encrypted traffic shows."""
+    client, headers, table = host
+    start_tregald(client, headers)
+    refused = [client.post("/host/press", data={"seat": "1", "button": b, "pad": "_" * (6 - len(b))}, headers=headers)
+               for b in ("green", "yellow")]  # before the declaration a chip means nothing
+    assert [r.status_code for r in refused] == [409, 409]
+    assert refused[0].get_data() == refused[1].get_data()
+    client.post("/host/event", json={"kind": "declaration", "seat": 0, "count": 2, "face": "red"}, headers=headers)
+    sizes = []
+    for seat, button in ((1, "green"), (2, "yellow")):
+        fields = {"seat": str(seat), "button": button, "pad": "_" * (6 - len(button))}  # as host.js sends it
+        sizes.append(sum(len(k) + len(v) for k, v in fields.items()))
+        response = client.post("/host/press", data=fields, headers=headers)
+        assert response.status_code == 200 and response.get_json()["message"] == f"{button} pressed for seat {seat + 1}"
+        sizes.append(len(response.get_data()))
+    assert sizes[0] == sizes[2] and sizes[1] == sizes[3]
+    assert [e.chip for e in table.session.record.events[1:]] == ["green", "yellow"]

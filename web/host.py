@@ -24,6 +24,10 @@ bp = Blueprint("host", __name__, url_prefix="/host")
 log = logging.getLogger("web.host")
 
 BUTTONS = ("green", "yellow", "liar")
+#: A press's answer is padded to this many characters (message and `pad` together): a
+#: green and a yellow press are answered in the same number of bytes. The panel pads
+#: its request the same way (host.js).
+PRESS_ANSWER = 40
 
 
 def require_host() -> None:
@@ -155,7 +159,7 @@ def event():
 @bp.post("/press")
 @host_action
 def press():
-    """A virtual table button: what it means now is the game's call."""
+    """A virtual table button: what it means now is the game's call. `pad` is ignored."""
     data = actions.payload()
     button = data.get("button")
     if button not in BUTTONS:
@@ -163,8 +167,9 @@ def press():
     seat = data.get("seat")
     seat = None if seat in (None, "") else actions.as_int(seat, "seat")
     if not table().press(seat, button):
-        abort(409, f"the {button} button means nothing now")
-    return done(f"{button} pressed" + ("" if seat is None else f" for seat {seat + 1}"))
+        abort(409, "that button means nothing now")  # the same words, and length, for any colour
+    message = f"{button} pressed" + ("" if seat is None else f" for seat {seat + 1}")
+    return done(message, pad=" " * max(0, PRESS_ANSWER - len(message)))
 
 
 @bp.post("/reveal")

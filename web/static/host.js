@@ -410,7 +410,9 @@
   document.querySelectorAll(".seat-select").forEach((s) => s.addEventListener("change", () => { s.dataset.touched = "1"; }));
   root.addEventListener("click", (e) => {
     const b = e.target.closest("button.press");
-    if (b) post("/host/press", fields({ seat: b.dataset.seat, button: b.dataset.button }));
+    // "green" and "yellow" differ by a byte: padded, a press of either is the same length
+    // on the wire, so even encrypted traffic does not tell a chip's colour
+    if (b) post("/host/press", fields({ seat: b.dataset.seat, button: b.dataset.button, pad: "_".repeat(6 - b.dataset.button.length) }));
   });
   [$("read-now"), $("reveal-button")].forEach((b) => b.addEventListener("click", () => post("/host/reveal", fields({}))));
 
