@@ -12,7 +12,7 @@ from companion.table import Table
 from hardware.calibration import CalibrationStore
 from hardware.camera_setup import CameraSetup
 from hardware.vision import VisionConfig
-from test_browser_slate import ARTIFACTS, Server, browser, log_in  # noqa: F401 (a fixture)
+from test_browser_slate import ARTIFACTS, Server, browser, log_in, wait_js  # noqa: F401 (a fixture)
 from web_app import make_app
 
 pytestmark = pytest.mark.browser
@@ -76,7 +76,7 @@ def test_a_region_dragged_on_the_picture_is_set_in_camera_pixels(browser, camera
     page = browser.new_page(viewport={"width": 800, "height": 1000})
     log_in(page, server.url)
     page.click("text=Camera set-up")
-    page.wait_for_function("document.getElementById('cam-picture').naturalWidth > 0")
+    wait_js(page, "document.getElementById('cam-picture').naturalWidth > 0")
     box = page.locator("#cam-picture").bounding_box()
     assert box["width"] < WIDTH  # shown smaller than the camera's pixels
     press_until_the_page_drags(page, box["x"] + box["width"] * 0.25, box["y"] + box["height"] * 0.25)

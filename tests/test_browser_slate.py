@@ -72,6 +72,17 @@ class Server:
         self.thread.join(timeout=5)
 
 
+
+def wait_js(page, expression: str, timeout: float = 30000) -> None:
+    """Wait until a JavaScript expression is true in the page. (Playwright's
+    wait_for_function evaluates its predicate with eval, which the pages' Content-Security-
+    Policy forbids; page.evaluate is not subject to it.)"""
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(expression):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {expression}")
+        page.wait_for_timeout(50)
+
 def dice_photo() -> tuple[bytes, list[tuple[int, int, int, int]]]:
     """A small JPEG of five coloured cubes on felt, with their boxes."""
     image = np.full((360, 640, 3), (40, 90, 40), np.uint8)
@@ -180,7 +191,7 @@ def test_a_tregald_turn_played_from_the_host_panel_shows_live_on_the_slate(brows
     host.fill("textarea[name=players]", "Ann\nBen\nCara\nDevika")
     host.fill("fieldset[data-game=tregald] input[name='option.rounds']", "1")
     host.click("#f-start button[type=submit]")
-    slate.wait_for_function("document.getElementById('prompt').textContent === 'Ann declares'")
+    wait_js(slate, "document.getElementById('prompt').textContent === 'Ann declares'")
     assert slate.inner_text("#game-title") == "Tregald"
     assert "Round 1 of 1" in slate.inner_text("#stage")
 
@@ -188,19 +199,19 @@ def test_a_tregald_turn_played_from_the_host_panel_shows_live_on_the_slate(brows
     host.fill("#f-declaration input[name=count]", "2")
     host.select_option("#f-declaration select[name=face]", "red")
     host.click("#f-declaration button[type=submit]")
-    slate.wait_for_function("document.getElementById('current').textContent === 'Ann declares 2 red'")
+    wait_js(slate, "document.getElementById('current').textContent === 'Ann declares 2 red'")
 
     host.click("#seat-buttons .seat-row:nth-child(2) button[data-button=green]")
-    slate.wait_for_function("document.getElementById('prompt').textContent === 'Calls in: 1 of 3'")
+    wait_js(slate, "document.getElementById('prompt').textContent === 'Calls in: 1 of 3'")
     host.click("#seat-buttons .seat-row:nth-child(3) button[data-button=yellow]")
     # its answer first: the two presses are concurrent requests, and a "pressed" answer landing
     # after the refusal below would overwrite the message the test looks for
-    host.wait_for_function("document.getElementById('message').textContent === 'yellow pressed for seat 3'")
+    wait_js(host, "document.getElementById('message').textContent === 'yellow pressed for seat 3'")
     host.click("#seat-buttons .seat-row:nth-child(1) button[data-button=green]")  # the Tregald: means nothing
     host.wait_for_selector(".host-message.error-message")
     assert "means nothing now" in host.inner_text("#message")
     host.click("#seat-buttons .seat-row:nth-child(4) button[data-button=green]")
-    slate.wait_for_function("document.getElementById('prompt').textContent.startsWith('All calls in')")
+    wait_js(slate, "document.getElementById('prompt').textContent.startsWith('All calls in')")
     text = slate.inner_text("body")
     assert "yellow" not in text.lower() and "green" not in text.lower()  # calls stay secret
     check_all_sizes(slate, "calls")
@@ -208,7 +219,7 @@ def test_a_tregald_turn_played_from_the_host_panel_shows_live_on_the_slate(brows
     photo, boxes = dice_photo()
     assert table.offer_reading(["red", "red", "red", "blue", "blue"], boxes=boxes, photo=photo) == "applied"
     slate.wait_for_selector("#reveal:not([hidden]) #photo:not([hidden])")
-    slate.wait_for_function("document.getElementById('photo-img').naturalWidth === 640")
+    wait_js(slate, "document.getElementById('photo-img').naturalWidth === 640")
     assert slate.locator("#dice .die").count() == 5
     assert slate.locator("#dice .die-red .die-word").first.inner_text().lower() == "red"  # colour has a word
     assert slate.locator("#photo-marks text").count() == 5
@@ -221,7 +232,7 @@ def test_a_tregald_turn_played_from_the_host_panel_shows_live_on_the_slate(brows
     host.screenshot(path=str(ARTIFACTS / "host-reveal.png"), full_page=True)
     host.locator("#fix-marks .mark").nth(2).click()
     host.click("#picker-values button:has-text('blue')")
-    slate.wait_for_function("document.getElementById('verdict').textContent.startsWith('True')")
+    wait_js(slate, "document.getElementById('verdict').textContent.startsWith('True')")
     assert [e.kind for e in table.session.record.events][-1] == "amend"
     assert slate.evaluate("window.notReloaded") is True
 
@@ -239,7 +250,7 @@ def test_slate_reconnects_after_a_server_restart_and_resynchronises(browser, ser
     restarted = Server(app, port)
     try:
         slate.wait_for_selector("#live[data-state=live]", timeout=8000)
-        slate.wait_for_function("document.getElementById('game-title').textContent === 'Val-Des'", timeout=5000)
+        wait_js(slate, "document.getElementById('game-title').textContent === 'Val-Des'", timeout=5000)
         assert slate.evaluate("window.notReloaded") is True
     finally:
         slate.close()
@@ -316,13 +327,13 @@ def test_every_game_fits_the_slate_at_a_reveal_and_at_the_end(browser, served):
             table.end_game("next game")
         table.start_game(name, players, options)
         advance_to_a_reveal(table, seed=7)
-        page.wait_for_function(f"document.body.dataset.seq === '{table.seq}'")
+        wait_js(page, f"document.body.dataset.seq === '{table.seq}'")
         assert page.locator("#dice .die").count() == len(table.snapshot()["slate"]["reveal"]["dice"])
         check_all_sizes(page, f"{name}-reveal")
     table.end_game("next game")
     table.start_game("tregald", ["Ann", "Ben", "Cara"], {"rounds": 1})
     play_out(table, seed=5)
-    page.wait_for_function(f"document.body.dataset.seq === '{table.seq}'")
+    wait_js(page, f"document.body.dataset.seq === '{table.seq}'")
     assert page.is_visible("#winner")
     check_all_sizes(page, "tregald-over")
 
@@ -340,7 +351,7 @@ def test_tricksters_tavern_from_the_panel_classes_bid_liar_and_typed_dice(browse
     host.select_option(".per-seat .class-choice:nth-of-type(1) select", "Brawler")
     host.select_option(".per-seat .class-choice:nth-of-type(2) select", "Cutpurse")
     host.click("#f-start button[type=submit]")
-    slate.wait_for_function("document.getElementById('prompt').textContent.includes('Ann opens round 1')")
+    wait_js(slate, "document.getElementById('prompt').textContent.includes('Ann opens round 1')")
     assert "Brawler: 2d6+2d8" in slate.inner_text("#players")
     assert [card.split(" (")[0] for card in table.session.record.options["classes"]] == ["Brawler", "Cutpurse"]
 
@@ -349,7 +360,7 @@ def test_tricksters_tavern_from_the_panel_classes_bid_liar_and_typed_dice(browse
     host.fill("#f-bid input[name=quantity]", "3")
     host.select_option("#f-bid select[name=face]", "4")
     host.click("#f-bid button[type=submit]")
-    slate.wait_for_function("document.getElementById('current').textContent === 'Ann bids 3 fours'")
+    wait_js(slate, "document.getElementById('current').textContent === 'Ann bids 3 fours'")
     host.click("button.press[data-button=liar][data-seat='']")
     host.wait_for_selector("#f-dice:not([hidden]) .hand")
     hands = host.locator("#dice-inputs .hand")
@@ -371,7 +382,7 @@ def test_tricksters_tavern_from_the_panel_classes_bid_liar_and_typed_dice(browse
     host.set_input_files("#f-import input[type=file]", str(upload))
     host.click("#f-import button[type=submit]")
     # the dice's "accepted" message may still be showing: wait for the import's own answer
-    host.wait_for_function("document.getElementById('message').textContent.includes('imported as')")
+    wait_js(host, "document.getElementById('message').textContent.includes('imported as')")
     assert "flash" in host.get_attribute("#message", "class")  # a success, not an error
     games = table.store.list_games()
     assert len(games) == 2 and games[-1]["events"] == len(table.session.record.events)
@@ -392,7 +403,7 @@ def test_a_held_camera_reading_is_fixed_on_the_panel(browser, served):
     log_in(host, server.url)
     host.wait_for_selector("#held-card:not([hidden])")
     assert host.inner_text("#held-reason") == "die 5 is blurred"
-    host.wait_for_function("document.getElementById('held-img').naturalWidth === 640")
+    wait_js(host, "document.getElementById('held-img').naturalWidth === 640")
     selects = host.locator("#dice-inputs select")
     assert [selects.nth(i).input_value() for i in range(5)] == values  # prefilled with the reading
     assert host.locator("#held-marks .mark.unsure").count() == 1  # only the doubted die is marked
@@ -430,7 +441,7 @@ def the_table_plays_on(host, table):
     """A chip call at the table, and the host panel's record redrawn with it."""
     rows = host.locator("#events tr:not(.editor)").count()
     table.submit(ChipCall(1, "green"))
-    host.wait_for_function(f"document.querySelectorAll('#events tr:not(.editor)').length > {rows}")
+    wait_js(host, f"document.querySelectorAll('#events tr:not(.editor)').length > {rows}")
 
 
 def test_the_panels_undo_takes_back_what_it_showed_and_not_a_press_that_came_after(browser, served):
@@ -452,7 +463,7 @@ def test_the_panels_undo_takes_back_what_it_showed_and_not_a_press_that_came_aft
 
     app.view_functions["host.state"] = state_until_frozen
     host, table = a_declaration_on_the_panel(browser, served)
-    host.wait_for_function("document.getElementById('undo-expect').value === '0'")
+    wait_js(host, "document.getElementById('undo-expect').value === '0'")
     with lock:
         frozen.append(True)
     table.submit(ChipCall(1, "green"))
@@ -495,13 +506,13 @@ def test_a_mistyped_declaration_is_corrected_from_the_record(browser, served):
     table.submit(Declaration(0, 2, "red"))
     slate = browser.new_page(viewport={"width": 1280, "height": 800})
     slate.goto(server.url + "/")
-    slate.wait_for_function("document.getElementById('current').textContent === 'Ann declares 2 red'")
+    wait_js(slate, "document.getElementById('current').textContent === 'Ann declares 2 red'")
     host = browser.new_page(viewport={"width": 1280, "height": 900})
     log_in(host, server.url)
     host.click("#events button:has-text('fix')")
     host.fill("#events tr.editor input[name=count]", "4")
     host.click("#events tr.editor button[type=submit]")
-    slate.wait_for_function("document.getElementById('current').textContent === 'Ann declares 4 red'")
+    wait_js(slate, "document.getElementById('current').textContent === 'Ann declares 4 red'")
     assert table.session.record.events[-1].to_dict() == {
         "kind": "amend", "target": 0, "event": {"kind": "declaration", "seat": 0, "count": 4, "face": "red"}}
     host.wait_for_selector("#events tr.correction")
