@@ -1,19 +1,24 @@
-"""Benchmark the dice reader on the labelled photo sets.
+"""Benchmark the dice reader on the labelled photo sets, in play.
 
-    .venv/bin/python benchmarks/vision.py [--sets byler,matteop,rendered] [--split all|heldout|train]
+    .venv/bin/python benchmarks/vision.py [--sets epanemu,spezm,byler,matteop,rendered] [--split all|heldout|train]
                                           [--kinds pip,chance,spike-A] [--details FILE.jsonl] [--speed N]
                                           [--shift warm,cool,dark,bright,blur,noisy,grainy,small,big,
                                                    turned,shadow,pool,flicker,close]
                                           [--still-frames N]
 
-Per set (rendered split by kind): images read exactly right and unflagged, silent errors
-(unflagged but wrong), flagged, and die-level recall/precision by centre matching. An
-image is right when its count and multiset of values match the labels and it is not
-flagged. "silent=n" is the share of silent errors with the right number of dice: in play
-the game knows how many dice it waits for and holds a reading with another number for
-the host, so these are the silent errors a game would score. Speed: frames resized to
-1280x960, read on one core (cv2.setNumThreads(1)), median whole read and median per stage.
-The held-out split is the one the models never trained on (scripts/vision/dataset.py).
+In play: each photo is read with the count of dice the game would wait for
+(`read_dice(..., expect=N)`; --no-expect reads without it), and a reading that is flagged
+or finds another count is held for the host. Rows: set/kind, split by dice in the scene
+(up to 6; 7-9; crowded, 10 or more). Per row: images read exactly right and unflagged,
+silent errors (unflagged but wrong), held (flagged), and die-level recall/precision by
+centre matching. epanemu and spezm (marked *) are test-only: no model was trained on any
+of their photos, so every image of theirs counts as unseen; the other sets' held-out
+split is the one the models never trained on (scripts/vision/dataset.py).
+
+The bar (issue 27): reveals of up to 6 dice at least 98% right and at most 0.5% silent;
+crowded reveals at least 99.5% of dice right; a 1280x960 read in at most 100 ms median on
+one core. Speed: frames resized to 1280x960, read on one core (cv2.setNumThreads(1)),
+median whole read and median per stage.
 Labels are the manifests' with the few dice of scripts/vision/label_fixes.json relabelled
 as they show (each checked by eye); --raw-labels scores against the manifests as published.
 
@@ -48,24 +53,34 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts" / "vision"))
-from dataset import SETS, fixed, is_held_out  # noqa: E402  (the split the models were trained by)
+from dataset import SETS, TEST_ONLY, fixed, is_held_out  # noqa: E402  (the split the models were trained by)
 from hardware.vision import ReadyToRead, SpikeProfile, read_dice, teach_spike  # noqa: E402
 
 # the confidence under which the reader flags a die when not told otherwise
 DEFAULT_MIN_CONFIDENCE = inspect.signature(read_dice).parameters["min_confidence"].default
 
 MODE = {"pip": "pips", "chance": "chance", "spike-A": "spike"}
-# The issue's bar: images right (read exactly, not flagged) >= 98%, silent errors <= 1%,
-# flagged <= 5%, and a 1280x960 frame in <= 20 ms median on one core.
-BAR_RIGHT, BAR_SILENT, BAR_FLAGGED, BAR_MS = 98.0, 1.0, 5.0, 20.0
+# The bar: reveals of up to 6 dice right (read exactly, not held) >= 98% and silent <= 0.5%;
+# crowded reveals (10 or more dice) >= 99.5% of dice read right and sure; a 1280x960 read in
+# <= 100 ms median on one core.
+BAR_RIGHT, BAR_SILENT, BAR_CROWDED_DICE, BAR_MS = 98.0, 0.5, 99.5, 100.0
+FEW, CROWDED = 6, 10  # dice in a scene: up to FEW is a plain reveal, CROWDED or more a crowded one
 
 
-def bar(g) -> str:
-    """'met', or which of the bar's three accuracy figures a row misses."""
+def band(n_dice: int) -> str:
+    return "" if n_dice <= FEW else " crowded" if n_dice >= CROWDED else " 7-9"
+
+
+def bar(name: str, g) -> str:
+    """'met', 'not: ...' naming what the row misses, or '-' for rows the bar says nothing of."""
     n = max(1, g["images"])
-    missed = [name for name, ok in (("right", 100 * g["right"] / n >= BAR_RIGHT),
-                                    ("silent", 100 * g["silent"] / n <= BAR_SILENT),
-                                    ("flagged", 100 * g["flagged"] / n <= BAR_FLAGGED)) if not ok]
+    if name.endswith(" crowded"):
+        share = 100 * g["sure_right"] / max(1, g["labelled"])
+        return "met" if share >= BAR_CROWDED_DICE else "not: dice"
+    if " " in name:  # a shifted row or 7-9 dice: measured, not barred
+        return "-"
+    missed = [k for k, ok in (("right", 100 * g["right"] / n >= BAR_RIGHT),
+                              ("silent", 100 * g["silent"] / n <= BAR_SILENT)) if not ok]
     return "met" if not missed else "not: " + ",".join(missed)
 
 
@@ -87,14 +102,17 @@ def per_die_needed(g) -> float:
     return (BAR_RIGHT / 100) ** (g["images"] / max(1, g["labelled"]))
 
 
-def verdict(g) -> str:
+def verdict(name: str, g) -> str:
     """Whether the row's images can tell met from missed: 'missed' when even the interval's
-    best end misses a bar figure, 'met' when its worst end meets all three, else 'unsure'."""
+    best end misses a bar figure, 'met' when its worst end meets them all, else 'unsure'."""
+    if name.endswith(" crowded"):
+        lo, hi = wilson(g["sure_right"], g["labelled"])
+        return "missed" if hi < BAR_CROWDED_DICE else "met" if lo >= BAR_CROWDED_DICE else "unsure"
     n = g["images"]
-    right, silent, flagged = (wilson(g[k], n) for k in ("right", "silent", "flagged"))
-    if right[1] < BAR_RIGHT or silent[0] > BAR_SILENT or flagged[0] > BAR_FLAGGED:
+    right, silent = (wilson(g[k], n) for k in ("right", "silent"))
+    if right[1] < BAR_RIGHT or silent[0] > BAR_SILENT:
         return "missed"
-    if right[0] >= BAR_RIGHT and silent[1] <= BAR_SILENT and flagged[1] <= BAR_FLAGGED:
+    if right[0] >= BAR_RIGHT and silent[1] <= BAR_SILENT:
         return "met"
     return "unsure"
 
@@ -254,7 +272,10 @@ def score(g: Counter, reading, boxes, min_confidence: float) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sets", default="byler,matteop,rendered")
+    ap.add_argument("--sets", default="epanemu,spezm,byler,matteop,rendered",
+                    help=f"of {', '.join([*TEST_ONLY, *SETS])} (test-only: {', '.join(TEST_ONLY)})")
+    ap.add_argument("--no-expect", dest="expect", action="store_false",
+                    help="read without the count of dice in play (as a reader with no game would)")
     ap.add_argument("--kinds", default="pip,chance,spike-A", help="dice kinds to read (labels' kinds)")
     ap.add_argument("--split", default="all", choices=["all", "heldout", "train"])
     ap.add_argument("--details", help="write one JSON line per image here")
@@ -282,7 +303,10 @@ def main() -> int:
     stages_by_kind: dict = defaultdict(lambda: defaultdict(list))
     kinds = args.kinds.split(",")
     for set_name in args.sets.split(","):
-        root = SETS[set_name]
+        if set_name not in SETS and set_name not in TEST_ONLY:
+            ap.error(f"unknown set {set_name!r}; known: {', '.join([*TEST_ONLY, *SETS])}")
+        test_only = set_name in TEST_ONLY
+        root = TEST_ONLY[set_name] if test_only else SETS[set_name]
         entries = json.loads((root / "manifest.json").read_text())
         entries = entries if args.raw_labels else fixed(set_name, entries)
         profile = teach_profile(entries, root) if set_name == "rendered" and "spike-A" in kinds else None
@@ -292,25 +316,27 @@ def main() -> int:
             kind = e.get("kind") or "pip"
             if kind not in MODE or kind not in kinds:
                 continue
-            if args.split != "all" and is_held_out(e["image"]) != (args.split == "heldout"):
+            if not test_only and args.split != "all" and is_held_out(e["image"]) != (args.split == "heldout"):
                 continue
+            expect = len(e["boxes"]) if args.expect else None
+            row = f"{set_name}{'*' if test_only else ''}/{kind}{band(len(e['boxes']))}"
             frame = cv2.imread(str(root / e["image"]))
             for shift in [""] + shifts:
                 picture, boxes = shifted(frame, e["boxes"], shift)
                 picture = still_frames(picture, frame, shift, args.still_frames, e["image"])
                 label = f" {shift}" + (f" x{args.still_frames}" if args.still_frames > 1 and shift in AGAIN else "")
-                reading = read_dice(picture, MODE[kind], profile=profile, min_confidence=min_confidence)
-                row = score(groups[f"{set_name}/{kind}" + (label if shift else "")], reading, boxes, min_confidence)
+                reading = read_dice(picture, MODE[kind], profile=profile, min_confidence=min_confidence, expect=expect)
+                line = score(groups[row + (label if shift else "")], reading, boxes, min_confidence)
                 if details:
                     details.write(json.dumps({"image": str(root / e["image"]), "kind": kind, "shift": shift or None,
                                               "frames": args.still_frames if shift in AGAIN else 1,
-                                              **row, "held_out": is_held_out(e["image"])}) + "\n")
+                                              **line, "held_out": test_only or is_held_out(e["image"])}) + "\n")
             if timed[kind] < args.speed:
                 timed[kind] += 1
                 big = cv2.resize(frame, (1280, 960), interpolation=cv2.INTER_LINEAR)
                 stages: dict = {}
                 t0 = time.perf_counter()
-                read_dice(big, MODE[kind], profile=profile, timings=stages)
+                read_dice(big, MODE[kind], profile=profile, timings=stages, expect=expect)
                 speed_total.append((time.perf_counter() - t0) * 1000)
                 speed_by_kind[MODE[kind]].append(speed_total[-1])
                 for k, v in stages.items():
@@ -318,21 +344,24 @@ def main() -> int:
                     stages_by_kind[MODE[kind]][k].append(v)
         summary.update(groups)
     print(f"split: {args.split}")
-    print(f"{'set/kind':<28}{'images':>7}{'right':>8}{'silent':>8}{'flagged':>8}{'fl+right':>9}{'recall':>8}{'precis':>8}"
+    print(f"in play: {'each photo read with its count of dice' if args.expect else 'read without the count'}; "
+          "* = test-only set (never trained on)")
+    print(f"{'set/kind':<28}{'images':>7}{'right':>8}{'silent':>8}{'held':>8}{'hd+right':>9}{'recall':>8}{'precis':>8}"
           f"{'val|match':>10}{'silent=n':>9}  bar")
+    summary = dict(sorted(summary.items()))
     for name, g in summary.items():
         n = g["images"]
         pct = lambda k: f"{100 * g[k] / n:7.1f}%"  # noqa: E731
         print(f"{name:<28}{n:>7}{pct('right')}{pct('silent')}{pct('flagged')}{100 * g['flagged_but_right'] / n:8.1f}%"
               f"{100 * g['matched'] / max(1, g['labelled']):7.1f}%{100 * g['matched'] / max(1, g['detected']):7.1f}%"
-              f"{100 * g['value_ok'] / max(1, g['matched']):9.1f}%{pct('silent_same_count')}  {bar(g)}")
-    print("95% intervals (Wilson) of right / silent / flagged, and whether this many images can tell the bar "
+              f"{100 * g['value_ok'] / max(1, g['matched']):9.1f}%{pct('silent_same_count')}  {bar(name, g)}")
+    print("95% intervals (Wilson) of right / silent / held, and whether this many images can tell the bar "
           "met (its worst end meets it) or missed (its best end misses it):")
     for name, g in summary.items():
         n = g["images"]
         print(f"  {name:<26}" + "".join(f"{k} {100 * g[k] / max(1, n):5.1f} [{lo:5.1f}, {hi:5.1f}]  "
                                           for k in ("right", "silent", "flagged") for lo, hi in [wilson(g[k], n)])
-              + verdict(g))
+              + verdict(name, g))
     print("dice found, read right and sure (at or over the reader's min confidence), of the labelled dice; and what "
           "98% of scenes right needs of each die at the row's dice per scene (needed = 0.98 ** (images / dice)):")
     for name, g in summary.items():
@@ -351,6 +380,18 @@ def main() -> int:
         print("  per stage (median ms): " + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in speed_stages.items()))
         for mode, by_stage in stages_by_kind.items():
             print(f"    {mode}: " + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in by_stage.items()))
+    unseen = [name for name in summary if (name.split("/")[0].endswith("*") or args.split == "heldout")
+              and bar(name, summary[name]) != "-"]
+    missed = [f"{name} ({bar(name, summary[name])[5:]})" for name in unseen if bar(name, summary[name]) != "met"]
+    slow = bool(speed_total) and statistics.median(speed_total) > BAR_MS
+    where = "test-only sets" + (", held-out split" if args.split == "heldout" else
+                                " (other sets' rows hold training photos: run --split heldout to count them)")
+    if not unseen:
+        print(f"the bar: no row of photos never trained on was read ({where})")
+    elif missed or slow:
+        print(f"the bar, on photos never trained on ({where}): NOT MET: " + "; ".join(missed + ["speed"] * slow))
+    else:
+        print(f"the bar, on photos never trained on ({where}): met")
     return 0
 
 

@@ -57,10 +57,11 @@ class Calibration:
     roi: tuple[int, int, int, int] | None = None
     empty_table: str | None = None  # a file name in the data directory
     spike_profile: str | None = None  # likewise
+    die_size: float | None = None  # a die's side in camera pixels, learned from a clean trial read
 
     def to_json(self) -> dict[str, Any]:
         return {"roi": list(self.roi) if self.roi else None, "empty_table": self.empty_table,
-                "spike_profile": self.spike_profile}
+                "spike_profile": self.spike_profile, "die_size": self.die_size}
 
     @classmethod
     def from_json(cls, data: Any) -> "Calibration":
@@ -80,7 +81,10 @@ class Calibration:
             if name is not None and (not isinstance(name, str) or not name or Path(name).name != name):
                 raise CalibrationError(f"{key} must be a file name in the data directory, not {name!r}")
             names[key] = name
-        return cls(roi, **names)
+        size = data.get("die_size")
+        if size is not None and (isinstance(size, bool) or not isinstance(size, (int, float)) or not 6 <= size <= 4000):
+            raise CalibrationError(f"die_size must be a die's side in camera pixels (6 to 4000), not {size!r}")
+        return cls(roi, **names, die_size=None if size is None else float(size))
 
 
 def check_region(roi: Any, width: int, height: int) -> tuple[int, int, int, int]:
@@ -173,4 +177,6 @@ def applied(vision: Any, calibration: Calibration, data_dir: Path) -> Any:
         changes["empty_table"] = str(Path(data_dir) / calibration.empty_table)
     if calibration.spike_profile is not None:
         changes["spike_profile"] = str(Path(data_dir) / calibration.spike_profile)
+    if calibration.die_size is not None:
+        changes["die_size"] = calibration.die_size
     return dataclasses.replace(vision, **changes) if changes else vision

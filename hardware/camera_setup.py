@@ -193,13 +193,13 @@ class CameraSetup:
         return f"empty-table photo taken ({width}x{height})"
 
     def forget(self) -> str:
-        """Back to the config file's region and photo (the taught spike faces stay)."""
+        """Back to the config file's region, photo and die size (the taught spike faces stay)."""
         self._check_writable()
         with self._lock:
             old = self._calibration.empty_table
             self._change(Calibration(spike_profile=self._calibration.spike_profile))
             self._store.remove_photo(old)
-        return "the region and photo set here are forgotten: the config file's apply"
+        return "the region, photo and die size set here are forgotten: the config file's apply"
 
     def measure_light(self) -> str:
         """Let the camera measure the room's light again and lock what it finds: for when
@@ -239,9 +239,25 @@ class CameraSetup:
             said += ": " + ", ".join(str(v) for v in sight.values)
         if sight.flagged:
             said += f"; it would be held for the host: {sight.reason}"
+        elif count and self.read_only is None:
+            said += self._learn_die_size(sight.boxes)
         self._show(frame, list(zip(sight.values, sight.boxes, sight.confidences)), said, kind=kind, what="read",
                    flagged=sight.flagged, reason=sight.reason)
         return said
+
+    def _learn_die_size(self, boxes) -> str:
+        """The camera is fixed, so a clean trial read tells the die's size in its pixels: the
+        reader then looks at that scale first (a reveal whose count is off still searches
+        every scale). Forgotten with the region."""
+        size = float(np.median([max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in boxes]))
+        if size < 6:
+            return ""
+        with self._lock:
+            try:
+                self._change(dataclasses.replace(self._calibration, die_size=round(size, 1)))
+            except CalibrationError as exc:
+                return f" (the die size could not be kept: {exc})"
+        return f"; dice are {size:.0f} px across here, so the reader looks at that size first"
 
     def _show(self, frame: np.ndarray, dice: list[tuple[Any, Any, float]], said: str, *, kind: str, what: str,
               flagged: bool = False, reason: str | None = None) -> None:
@@ -367,6 +383,6 @@ class CameraSetup:
             raise CalibrationError(f"the calibration could not be saved: {exc.strerror or exc}") from None
         self._calibration = calibration
         self.vision = applied(self._base, calibration, self._store.data_dir)
-        log.info("camera calibration changed: region %s, empty-table photo %s",
-                 self.vision.roi, "set" if self.vision.empty_table else "none")
+        log.info("camera calibration changed: region %s, empty-table photo %s, die size %s",
+                 self.vision.roi, "set" if self.vision.empty_table else "none", self.vision.die_size)
         self._rebuild(self.vision)

@@ -17,6 +17,7 @@ from companion.appliance.service import TableService
 from hardware.calibration import (
     CALIBRATION_FILE,
     Calibration,
+    CalibrationError,
     CalibrationInputError,
     CalibrationStore,
     RegionDoesNotFit,
@@ -107,7 +108,7 @@ def test_a_region_is_checked_against_the_picture_saved_and_used_at_once(rig):
 
     answer = client.post("/host/camera/region", json={"roi": [4, 2.4, 70, "58"]}, headers=headers)
     assert answer.status_code == 200 and answer.get_json()["roi"] == [4, 2, 70, 58]
-    assert saved(rig) == {"roi": [4, 2, 70, 58], "empty_table": None, "spike_profile": None}
+    assert saved(rig) == {"roi": [4, 2, 70, 58], "empty_table": None, "spike_profile": None, "die_size": None}
     assert rig.camera_setup.vision.roi == (4, 2, 70, 58)
     eventually(lambda: len(rig.builds) > builds, message="the desk did not set up its reader again")
 
@@ -339,7 +340,9 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
 
         camera.frame = frame
         trial = client.post("/host/camera/try-read", json={"kind": "spike"}, headers=headers).get_json()
-        assert trial["message"] == "read 5 dice: " + ", ".join(map(str, sight.values)) and not trial["trial"]["flagged"]
+        said = "read 5 dice: " + ", ".join(map(str, sight.values))
+        assert trial["message"].startswith(said + "; dice are ") and not trial["trial"]["flagged"]
+        assert saved(service)["die_size"] > 0  # a clean trial read: the die size is learned
         shot = cv2.imdecode(np.frombuffer(client.get("/host/camera/trial.jpg").data, np.uint8), cv2.IMREAD_COLOR)
         assert shot.shape == frame.shape and not np.array_equal(shot, frame)  # the dice boxed on it
 
@@ -368,6 +371,25 @@ def test_a_trial_read_shows_what_a_reveal_would_read_and_offers_nothing(rig):
     assert page.count("die 2 is unclear") == 1 and "/host/camera/trial.jpg" in page  # said once, by the picture
     answer = client.post("/host/camera/try-read", json={"kind": "d20"}, headers=headers)
     assert answer.status_code == 400 and "pips, chance, spike" in answer.get_json()["error"]
+
+
+def test_a_clean_trial_read_teaches_the_reader_the_die_size_and_forget_unlearns_it(rig):
+    client, headers = host_client(rig)
+    rig.reader.sight = Sight((3, 5), ((10, 10, 30, 30), (40, 10, 64, 34)), (0.99, 0.6), True, "die 2 is unclear")
+    client.post("/host/camera/try-read", json={"kind": "pips"}, headers=headers)
+    assert (saved(rig) or {}).get("die_size") is None  # a held reading teaches nothing
+    rig.reader.sight = Sight((3, 5, 6), ((10, 10, 30, 30), (40, 10, 64, 34), (70, 10, 92, 32)), (0.99, 0.97, 0.98))
+    answer = client.post("/host/camera/try-read", json={"kind": "pips"}, headers=headers).get_json()
+    assert "dice are 22 px across here" in answer["message"]
+    assert saved(rig)["die_size"] == 22.0 and rig.camera_setup.vision.die_size == 22.0
+    assert "die size" in client.post("/host/camera/forget", headers=headers).get_json()["message"]
+    assert saved(rig)["die_size"] is None and rig.camera_setup.vision.die_size is None
+
+
+def test_a_damaged_die_size_in_the_calibration_file_is_refused():
+    with pytest.raises(CalibrationError, match="die_size"):
+        Calibration.from_json({"roi": None, "die_size": "big"})
+    assert Calibration.from_json({"die_size": 40}).die_size == 40.0
 
 
 def test_during_a_game_the_camera_page_shows_no_picture_and_reads_no_dice(rig):

@@ -26,7 +26,7 @@ def table():
     entry = next(e for e in json.loads((FIXTURES / "manifest.json").read_text()) if e["image"].endswith(PHOTO))
     mask = np.zeros(frame.shape[:2], np.uint8)
     for x1, y1, x2, y2, _ in entry["boxes"]:
-        cv2.rectangle(mask, (int(x1) - 3, int(y1) - 3), (int(x2) + 3, int(y2) + 3), 255, -1)
+        cv2.rectangle(mask, (int(x1) - 5, int(y1) - 5), (int(x2) + 5, int(y2) + 5), 255, -1)  # the outline and shadow too
     empty = cv2.inpaint(frame, mask, 5, cv2.INPAINT_TELEA)  # stands in for the calibrated photo
     return frame, empty, entry["boxes"]
 

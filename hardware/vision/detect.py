@@ -66,14 +66,19 @@ def shrink(img: np.ndarray, nw: int, nh: int) -> np.ndarray:
 
 
 def _peaks(frame: np.ndarray, x0: float, y0: float, scale: float, min_score: float,
-           stats: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[list[Candidate], tuple]:
+           stats: tuple[np.ndarray, np.ndarray] | None = None, pad: int = 0) -> tuple[list[Candidate], tuple]:
     """Run the centre model on `frame` shrunk by `scale`; candidates in the coordinates of
-    the picture `frame` was cut from at (x0, y0), and the colour statistics used."""
+    the picture `frame` was cut from at (x0, y0), and the colour statistics used.
+    `pad`: pixels of plain border (the picture's mean colour) around the shrunk view, so a
+    die that fills much of it lies on a table as the model learned dice do (a close-up)."""
     h, w = frame.shape[:2]
     nw, nh = max(8, int(round(w * scale / 8)) * 8), max(8, int(round(h * scale / 8)) * 8)
     small = shrink(frame, nw, nh)
     sx, sy = nw / w, nh / h
     stats = stats if stats is not None else cv2.meanStdDev(small)
+    if pad:
+        mean = [float(v) for v in stats[0].ravel()]
+        small = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=mean)
     out = networks.run(MODEL, standardise(small, stats)[None])[0]
     heat = 1.0 / (1.0 + np.exp(-out[0]))
     peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat > min_score)
@@ -85,48 +90,90 @@ def _peaks(frame: np.ndarray, x0: float, y0: float, scale: float, min_score: flo
         yy, xx = np.mgrid[ya:yb, xa:xb]
         fx = (xx * patch).sum() / patch.sum()
         fy = (yy * patch).sum() / patch.sum()
-        px, py = (fx + 0.5) * STRIDE, (fy + 0.5) * STRIDE
+        px, py = (fx + 0.5) * STRIDE - pad, (fy + 0.5) * STRIDE - pad
+        if not (0 <= px < nw and 0 <= py < nh):
+            continue  # on the border, not in the picture
         size = float(np.exp(out[1, gy, gx]))
         found.append(Candidate(px / sx + x0, py / sy + y0, size / ((sx + sy) / 2), float(heat[gy, gx])))
     return found, stats
 
 
-def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = None,
-                    min_score: float = 0.2) -> list[Candidate]:
-    """Die candidates in full-frame pixels.
+# Die sizes, in a level's pixels, that the centre model finds well (it was trained on 9-48):
+# under 12, specks of a speckled table are taken for dice; those dice are found a level up.
+LEVEL_BAND = (12.0, 44.0)
+LEVEL_TARGET = 22.0  # a calibrated die is read at this size
+MIN_LEVEL_SIDE = 64  # a level smaller than this on its long side shows nothing
+NESTED = 1.6  # a candidate this much bigger than one inside it holds it (a pip, or a cluster)
 
-    Dice that come out small at the working size (a camera high above the table) are
-    hard to tell apart when they touch, so when some do, the model looks again at just
-    the part of the frame around them, enlarged (at most ZOOM_AREA of the first look's
-    pixels, so the second look costs less than the first)."""
+
+def level_scales(long_side: int, die_px: float | None = None, finest: bool = False) -> tuple[float, ...]:
+    """The pyramid's levels, as scales of the frame (or ROI), biggest first.
+
+    The centre model finds dice of about LEVEL_BAND pixels of its input; levels a factor of
+    two apart cover every size between them. Without a calibrated die size the levels are
+    the working size (WORK_SIDE on the long side), a half and a quarter of it: dice from
+    LEVEL_BAND[0] working pixels (about 40 px of a 1280x960 frame) up to half the picture.
+    `finest` adds the frame's own pixels (dice down to about a dozen pixels), which a look
+    that must try harder pays for.
+    With the die size known (`die_px`, frame pixels), one level puts it at LEVEL_TARGET."""
+    base = WORK_SIDE / long_side
+    top = max(1.0, base)  # never enlarge a frame, but read a small one at the working size
+    if die_px:
+        return (min(top, LEVEL_TARGET / die_px),)
+    scales = {min(top, base * f) for f in (1.0, 0.5, 0.25)}
+    if finest:
+        scales.add(top)
+    return tuple(sorted((s for s in scales if long_side * s >= MIN_LEVEL_SIDE), reverse=True))
+
+
+def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = None,
+                    min_score: float = 0.2, die_px: float | None = None, finest: bool = False,
+                    levels: dict | None = None) -> list[Candidate]:
+    """Die candidates in full-frame pixels, from a pyramid of the frame (or ROI).
+
+    Each level keeps the candidates whose size is in the model's band at that level (the
+    coarsest also bigger ones; smaller ones are specks or pips, or dice a finer level
+    finds). A small candidate lying inside a bigger, sure one is a pip or mark of that die;
+    of two candidates for one die (found at two levels), the surer stays. `levels`: a dict
+    kept between looks at one frame, so a level already run is not run again."""
     frame, x0, y0 = region_of(frame, roi)
     h, w = frame.shape[:2]
-    scale = WORK_SIDE / max(h, w)
-    found, stats = _peaks(frame, x0, y0, scale, min_score)
-    sure = [c for c in found if c.score >= ZOOM_SCORE]
-    if not sure:
-        return found
-    die = float(np.median([c.size for c in sure])) * scale  # typical die, in working pixels
-    close = any(np.hypot(a.cx - b.cx, a.cy - b.cy) < ZOOM_NEAR * die / scale
-                for i, a in enumerate(sure) for b in sure[i + 1:])
-    if die >= ZOOM_BELOW or not close:
-        return found
-    m = ZOOM_MARGIN * die / scale
-    xs, ys = [c.cx - x0 for c in sure], [c.cy - y0 for c in sure]
-    bx0, bx1 = int(max(0, min(xs) - m)), int(min(w, max(xs) + m))
-    by0, by1 = int(max(0, min(ys) - m)), int(min(h, max(ys) + m))
-    zoom = min(ZOOM_TO / die, np.sqrt(ZOOM_AREA * w * h / ((bx1 - bx0) * (by1 - by0))))
-    if zoom < 1.25:
-        return found
-    # the whole view's colour statistics: a part that is mostly dice has very different ones
-    near, _ = _peaks(frame[by0:by1, bx0:bx1], x0 + bx0, y0 + by0, scale * zoom, min_score, stats)
-    # enlarged, a pip or a speck can look like a tiny die; the dice of one throw are all alike in size
-    near = [c for c in near if c.size >= ZOOM_MIN_SIZE * die / scale]
-    near = [c for c in near if not any(n.score > c.score and np.hypot(c.cx - n.cx, c.cy - n.cy) < 0.5 * n.size
-                                       for n in near)]
-    # keep what the first look found outside the enlarged part (below ZOOM_SCORE, anywhere)
-    def inside(c: Candidate) -> bool:
-        return x0 + bx0 + m / 3 <= c.cx <= x0 + bx1 - m / 3 and y0 + by0 + m / 3 <= c.cy <= y0 + by1 - m / 3
+    scales = level_scales(max(h, w), die_px, finest)
+    base = WORK_SIDE / max(h, w)
+    stats = cv2.meanStdDev(shrink(frame, max(8, round(w * base)), max(8, round(h * base))))
+    found: list[Candidate] = []
+    for i, scale in enumerate(scales):
+        coarsest = i == len(scales) - 1 and i > 0
+        key = (scale, min_score)
+        if levels is not None and key in levels:
+            level = levels[key]
+        else:
+            # the coarsest level shows a die as big as half the picture: framed in a plain
+            # border, it lies on a table as the model learned dice do
+            pad = int(round(max(h, w) * scale / 4 / STRIDE)) * STRIDE if coarsest else 0
+            level, _ = _peaks(frame, x0, y0, scale, min_score, stats, pad)
+            if levels is not None:
+                levels[key] = level
+        # the coarsest level adds only the dice too big for the level above it
+        lo, hi = (LEVEL_BAND[1] * scale / scales[i - 1], np.inf) if coarsest else LEVEL_BAND
+        found += [c for c in level if lo <= c.size * scale <= hi]
+    found.sort(key=lambda c: -c.score)
+    kept: list[Candidate] = []
+    for c in found:
+        if not any(same_die(c, k) for k in kept):
+            kept.append(c)
+    return kept
 
-    return near + [c for c in found if not inside(c)
-                   and all(np.hypot(c.cx - n.cx, c.cy - n.cy) > 0.5 * c.size for n in near)]
+
+def same_die(a: Candidate, b: Candidate) -> bool:
+    """Two candidates of about one size at about one place: one die, found at two levels.
+    (One much smaller inside the other is its pip, or a die of a cluster the bigger one
+    takes for one die: the face model tells which, in reader.find_dice.)"""
+    return (np.hypot(a.cx - b.cx, a.cy - b.cy) < 0.5 * max(a.size, b.size)
+            and max(a.size, b.size) < NESTED * min(a.size, b.size))
+
+
+def inside(small: Candidate, big: Candidate) -> bool:
+    """`small` lies in `big`'s top face and is much smaller: a mark of it, or one of dice
+    that `big` wrongly takes together."""
+    return big.size >= NESTED * small.size and np.hypot(small.cx - big.cx, small.cy - big.cy) < 0.5 * big.size

@@ -33,13 +33,8 @@ def cut(img: np.ndarray, cx: float, cy: float, side: float, out: int = FACE_SIDE
     a die of a many-pixel camera (a phone, a Pi camera close to the table) would be read
     from a scattering of its pixels, each with its own sensor noise. So the part of the
     picture the crop needs is first averaged down to the crop's scale (INTER_AREA) and the
-    turn takes what is left. The benchmark's `close` shift (pictures three times larger,
-    noise sigma 8 in each pixel) read 593 -> 603 of 670 right, silent 2 -> 2; the rows whose
-    crops shrink less read as before (plain and eight shifts 5244 -> 5243 of 6030, silent
-    26 -> 26; held out 965 -> 963, 7 -> 7). Averaging whenever a crop shrinks at all (below
-    1, not 0.5) cost those rows 21 right reads: the models learned from bilinear crops.
-    Averaging whole k x k blocks and sampling the rest, 2.6x cheaper, let 2 more close
-    reads through wrong (4 silent). Averaging down costs about 0.18 ms a crop of a 120-pixel die."""
+    turn takes what is left (the models learned from bilinear crops, so smaller
+    shrinks are sampled as before)."""
     s = out / side
     if s < SHRINK_FIRST:
         h, w = img.shape[:2]

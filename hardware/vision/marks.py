@@ -13,12 +13,8 @@ dice (the head 97%) and, on pip dice taught as spike dice, rendered 89% (99%), m
 (99%), byler 84% (87%). But it errs on other dice than the head, so spike.match_all asks it
 only about dice the head is unsure of, and weighs its scores in with the head's.
 
-Its settings were chosen on the pip sets by how often it alone picks the right face:
-BODY_DISC 0.6 / 0.75 / 0.9 gave rendered 85 / 88 / 89%, matteop 93 / 93 / 93%, byler
-80 / 82 / 84% (a mark filling more than half a small disc, a big centre pip say, was taken
-for the die's colour); maps of 24 pixels shifted 3 read as well as 32 shifted 4 (85 / 93
-/ 81% against 85 / 93 / 80%) at half the cost, 16 shifted 2 a little worse
-(benchmarks/README-vision.md, eighth session).
+Its settings were chosen on the pip sets, by how often it alone picks the right face
+(docs/decisions.md).
 """
 
 from __future__ import annotations

@@ -7,12 +7,13 @@ model: is it a die, and its pips), value (pips / chance colour / spike match), c
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from hardware.vision import chance, spike
-from hardware.vision.detect import WORK_SIDE, Candidate, find_candidates
+from hardware.vision.detect import Candidate, find_candidates, inside
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.pictures import region_of
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
@@ -26,19 +27,14 @@ DOUBT_SCORE = 0.30  # below KEEP but above these: something die-like we cannot c
 DOUBT_DIE = 0.25
 # A doubtful candidate beside a die that was read, which the face model does not believe to
 # be a die (under PART_DIE), is part of that die: its front face on a tilted camera, its
-# shadow. On the benchmark's sets and their shifted reads, the missed dice that were doubtful
-# lay 0.64-0.77 die sizes from a read die, and the face model gave them 0.89-0.998; the
-# doubtful front faces, shadows and cloth spots beside a die 0.46-0.69 (one spot 0.91, which
-# still flags), at 0.35-1.1 die sizes. 0.9, set from the plain reads first, let a shifted
-# read's missed die at 0.89 through silently.
+# shadow.
 PART_NEAR = 1.2
 PART_DIE = 0.8
 MAX_DICE = 40
-# Dice smaller than this many pixels at the centre model's working size (the view or ROI
-# shrunk to WORK_SIDE on its long side) are often missed, silently when they touch: on
-# rendered scenes given wide margins of table, 5 of 20 reads with dice of 6-9 working
-# pixels were wrong and unflagged (none of the dataset's own scenes is that small).
-MIN_DIE_PX = 9.0
+SURE_DIE = 0.85  # P(die) and the best class both this high: the face model is sure it sees a die
+# Dice smaller than this many pixels of the frame itself are too few pixels to read pips
+# from, and often missed when they touch: the reading is flagged (bring the camera lower).
+MIN_DIE_PX = 10.0
 PIP_BLANK = 0.5  # see pip_value
 MIN_FRAME_SIDE = 16  # pixels; a smaller picture cannot show a die
 
@@ -63,9 +59,7 @@ def _where(c: Candidate) -> str:
 def _overlapping(dice: Sequence[Candidate]) -> tuple[Candidate, Candidate] | None:
     """Two dice closer than dice can lie side by side: stacked, cocked, or one found twice.
     Also a die whose centre lies well inside a larger one's top face: on an over-exposed
-    picture, where a white die's outline washes into a light table, one of its pips was
-    taken for a small die of its own, read 1 and sure (the benchmark's `bright` shift:
-    matteop 6 -> 3 silent of 310, none of the plain and eight shifted rows changed)."""
+    picture one of a white die's pips can be taken for a small die of its own."""
     for i, a in enumerate(dice):
         for b in dice[i + 1:]:
             apart = np.hypot(a.cx - b.cx, a.cy - b.cy)
@@ -74,13 +68,38 @@ def _overlapping(dice: Sequence[Candidate]) -> tuple[Candidate, Candidate] | Non
     return None
 
 
-def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_look: float = SECOND_LOOK):
-    """(kept candidates, their face probabilities, doubtful candidates).
-    Candidates the face model is less sure of than `second_look` are looked at again."""
+@dataclass(frozen=True)
+class Look:
+    """How hard to look: the pyramid's levels and the cut-offs a die must pass."""
+
+    finest: bool = False  # also the frame's own pixels (dice of about a dozen pixels)
+    keep_score: float = KEEP_SCORE
+    keep_die: float = KEEP_DIE
+
+
+FIRST_LOOK = Look()
+# When the dice found are not the count the game waits for: every level, then lower
+# cut-offs; the first look whose count is right is taken (and still flagged if unsure).
+HARDER = (Look(finest=True), Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35))
+
+
+def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_look: float = SECOND_LOOK,
+              die_px: float | None = None, look: Look = FIRST_LOOK, pips: bool = False, memo: dict | None = None):
+    """(kept candidates, their face probabilities, doubtful candidates with their P(die)).
+    Candidates the face model is less sure of than `second_look` are looked at again.
+    With `pips` (a table of pip dice), something the face model takes for a die without pips
+    (a board's printed disc, a token) is at most doubtful: it is no die this table uses.
+    `memo`: a dict kept between looks at one frame (levels run, faces read)."""
+    memo = {} if memo is None else memo
     t0 = time.perf_counter()
-    cands = find_candidates(frame, roi, min_score=DOUBT_SCORE)
+    cands = find_candidates(frame, roi, min_score=DOUBT_SCORE, die_px=die_px, finest=look.finest,
+                            levels=memo.setdefault("levels", {}))
     t1 = time.perf_counter()
-    probs = face_probabilities(frame, cands, second_look)
+    read = memo.setdefault("faces", {})
+    new = [c for c in cands if c not in read]
+    read.update(zip(new, face_probabilities(frame, new, second_look)))
+    cands = _unnested(cands, read, look.keep_die)
+    probs = [read[c] for c in cands]
     t2 = time.perf_counter()
     if timings is not None:
         timings["find"] = timings.get("find", 0.0) + (t1 - t0) * 1000
@@ -90,7 +109,9 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     x0, y0, x1, y1 = roi if roi is not None else (0, 0, w, h)
     for c, p in zip(cands, probs):
         die = 1.0 - float(p[NOT_A_DIE])
-        if c.score >= KEEP_SCORE and die >= KEEP_DIE:
+        if pips and float(p[OTHER_DIE]) >= float(p[1:7].max()):
+            die = min(die, DOUBT_DIE)
+        if c.score >= look.keep_score and die >= look.keep_die:
             kept.append(c)
             kept_p.append(p)
         elif c.score >= KEEP_SCORE and die >= DOUBT_DIE or c.score >= DOUBT_SCORE and die >= KEEP_DIE:
@@ -98,8 +119,45 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
             r = c.size / 2
             if c.cx - r > x0 and c.cy - r > y0 and c.cx + r < x1 and c.cy + r < y1:
                 doubtful.append((c, die))
-    doubtful = [c for c, die in doubtful if die >= PART_DIE or not _beside(c, kept)]
+    doubtful = [(c, die) for c, die in doubtful if die >= PART_DIE or not _beside(c, kept)]
     return kept, np.array(kept_p).reshape(-1, 8), doubtful
+
+
+def _sure_die(p: np.ndarray) -> bool:
+    return 1.0 - float(p[NOT_A_DIE]) >= SURE_DIE and float(p.max()) >= SURE_DIE
+
+
+def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candidate]:
+    """Candidates with no one inside another. A big one holding two or more that the face
+    model reads surely as dice is several dice (or a tray, a board) taken for one: the small
+    ones stay. Else the small ones are its pips or marks (read as a die, they are seldom
+    sure of it), and go, when the face model takes the big one for a die."""
+    dropped: set[Candidate] = set()
+    for big in sorted(cands, key=lambda c: -c.size):
+        if big in dropped:
+            continue
+        held = [c for c in cands if c not in dropped and c is not big and inside(c, big)]
+        if not held:
+            continue
+        if sum(_sure_die(read[c]) for c in held) >= 2 or 1.0 - float(read[big][NOT_A_DIE]) < keep_die:
+            dropped.add(big)
+        else:
+            dropped.update(held)
+    return [c for c in cands if c not in dropped]
+
+
+def _without_parts(kept: list[Candidate], probs: np.ndarray, expect: int) -> tuple[list[Candidate], np.ndarray]:
+    """When more dice are found than are in play: those the face model doubts (under
+    PART_DIE) lying beside another die are taken for parts of it (a tilted die's front
+    face, its shadow), weakest first, if that leaves exactly the count; else nothing goes."""
+    die = [1.0 - float(p[NOT_A_DIE]) for p in probs]
+    parts = sorted((i for i, c in enumerate(kept)
+                    if die[i] < PART_DIE and _beside(c, [d for d in kept if d is not c])), key=lambda i: die[i])
+    if len(kept) - len(parts) > expect:
+        return kept, probs
+    gone = set(parts[:len(kept) - expect])
+    keep = [i for i in range(len(kept)) if i not in gone]
+    return [kept[i] for i in keep], probs[keep]
 
 
 def _beside(c: Candidate, dice: Sequence[Candidate]) -> bool:
@@ -110,17 +168,44 @@ def _beside(c: Candidate, dice: Sequence[Candidate]) -> bool:
 def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfile | None = None,
               roi: tuple[int, int, int, int] | None = None, min_confidence: float = 0.80,
               empty_table: EmptyTable | None = None, occluder_fraction: float = 0.12,
-              timings: dict | None = None) -> Reading:
+              expect: int | None = None, die_px: float | None = None, timings: dict | None = None) -> Reading:
     """Read every die in the frame. Raises UnreadableFrame for a non-picture.
 
+    `expect`: how many dice the game waits for. The first look is then a quick one (the
+    pyramid short of the frame's own pixels); when it finds another number, the reader
+    looks again harder (every level, then lower cut-offs) and takes the first look that
+    finds that many; when none does, the reading is flagged with both counts. Without
+    `expect`, the first look is at every level.
+    `die_px`: a die's size in frame pixels, when calibration knows it: the finder then
+    looks at that scale alone (a first look that misses the count still searches them all).
     With the calibrated `empty_table`, a read where one thing unlike the table covers more
     than `occluder_fraction` of the view (a hand, the cup) is flagged, its dice still read."""
     if dice not in DICE_KINDS:
         raise ValueError(f"dice must be one of {', '.join(DICE_KINDS)}, not {dice!r}")
+    if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int) or expect < 0):
+        raise ValueError(f"expect must be a count of dice (0 or more), not {expect!r}")
+    if die_px is not None and not die_px > 0:
+        raise ValueError(f"die_px must be a die's size in pixels (above 0), not {die_px!r}")
     if dice == "spike" and (profile is None or not profile.taught):
         raise SpikeProfileError("reading spike dice needs a taught profile (companion teach spike)")
     frame = check_frame(frame_bgr)
-    kept, probs, doubtful = find_dice(frame, roi, timings, min_confidence)
+    pips = dice == "pips"
+    memo: dict = {}
+    # Without the count, nothing says when to look harder: look at every level at once.
+    first = FIRST_LOOK if expect is not None or die_px else HARDER[0]
+    kept, probs, doubtful = find_dice(frame, roi, timings, min_confidence, die_px, first, pips,
+                                      memo if die_px is None else None)
+    if expect is not None and len(kept) != expect:
+        # the first look to find the count is taken; when none does, the one nearest it, so
+        # the host has the most to fix from
+        for look in HARDER:
+            again = find_dice(frame, roi, timings, min_confidence, None, look, pips, memo)
+            if abs(len(again[0]) - expect) < abs(len(kept) - expect):
+                kept, probs, doubtful = again
+            if len(kept) == expect:
+                break
+        if len(kept) > expect:
+            kept, probs = _without_parts(kept, probs, expect)
     t0 = time.perf_counter()
     values, confidences = _values(frame, kept, probs, dice, profile)
     t1 = time.perf_counter()
@@ -130,7 +215,18 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     untaught = profile.untaught if dice == "spike" else ()
     covered = empty_table.covered(frame) if empty_table is not None else None
     occluded = covered is not None and covered > occluder_fraction
-    reason = _doubt(kept, values, confidences, doubtful, min_confidence, WORK_SIDE / max(h, w), untaught, occluded)
+    # Something die-like the face model cannot confirm flags a reading, since it may be a
+    # missed die; but when the dice found are exactly the count in play, it is one too many
+    # to be a die of this throw, unless it looks more like a die than the least sure read one.
+    if expect is not None and len(kept) == expect and len(probs):
+        least = min(1.0 - float(p[NOT_A_DIE]) for p in probs)
+        doubtful = [c for c, die in doubtful if die >= least]
+    else:
+        doubtful = [c for c, _ in doubtful]
+    reason = _doubt(kept, values, confidences, doubtful, min_confidence, untaught, occluded)
+    if expect is not None and len(kept) != expect:
+        reason = (f"{len(kept)} {'die' if len(kept) == 1 else 'dice'} found, the game waits for {expect}: "
+                  "please check" + (f" ({reason})" if reason else ""))
     if timings is not None:
         timings["value"] = timings.get("value", 0.0) + (t1 - t0) * 1000
         timings["checks"] = timings.get("checks", 0.0) + (time.perf_counter() - t1) * 1000
@@ -172,8 +268,10 @@ def _values(frame, kept, probs, dice, profile):
     return values, confidences
 
 
-def _doubt(kept, values, confidences, doubtful, min_confidence, work_scale, untaught=(), occluded=False) -> str | None:
+def _doubt(kept, values, confidences, doubtful, min_confidence, untaught=(), occluded=False) -> str | None:
     """The first reason not to trust this reading, in words a player can act on."""
+    if not kept and doubtful:
+        return f"something at {_where(doubtful[0])} may be a die I cannot read: please check"
     if not kept:
         return "no dice found: is the cup still over them, or the table out of view?"
     if occluded:
@@ -193,7 +291,7 @@ def _doubt(kept, values, confidences, doubtful, min_confidence, work_scale, unta
                 f"would be misread: teach them (companion teach spike --face {untaught[0]})")
     if len(kept) > MAX_DICE:
         return f"{len(kept)} dice is more than a table uses: something else looks like dice"
-    if np.median([c.size for c in kept]) * work_scale < MIN_DIE_PX:
+    if np.median([c.size for c in kept]) < MIN_DIE_PX:
         return ("the dice look very small, so some may be missed: bring the camera lower "
                 "or set the table region (companion calibrate)")
     pair = _overlapping(kept)

@@ -40,63 +40,29 @@ from hardware.vision.faces import cut, edge_angle, standardise_crops
 
 SIDE = 32  # crop side in pixels (the model's input)
 CROP = 0.9  # of the die size: the taught crop
-# Of the die size: a read averages these crops' embeddings. A third crop, between the two
-# used before (0.75x, 1.05x), chosen on pip dice taught as spike dice at sharpening 1.25
-# (1.5 let 13 of 1459 byler dice through wrong at >= 0.8 with it): scenes right matteop
-# 91.5 -> 93.6%, rendered 79.2 -> 75.0% (one scene of 24), byler 4.6 -> 4.6% (dice right
-# 83.9 -> 84.6%, wrong at >= 0.8 7 -> 6); none silent. Read afterwards, spike-A scenes
-# right 21.7 -> 25.0%, none silent. It costs one more crop a die (about 0.16 ms).
+# Of the die size: a read averages these crops' embeddings.
 READ_SCALES = (0.75, 0.9, 1.05)
 MODEL = "face_embed.onnx"
 CHUNK = 6  # crops per forward (see embed)
 FORMAT = "companion-spike-profile/4"  # /4: crops set square to the die (edge_angle)
 FACES = range(1, 7)  # the values a spike die's faces stand for
-# A face that was never taught still gets a most probable face, but its nearest taught
-# view is less similar (for the embedding alone, half of them under cosine 0.75 while 95%
-# of right readings are over 0.83; procedural episodes and pips, never spike-A), so the
-# confidence is scaled down from NEAR_SURE to nothing at NEAR_FLOOR.
+# A face never taught is still given its nearest taught face, but less similar: confidence
+# is scaled from 1 at NEAR_SURE (cosine to the nearest taught view) to 0 at NEAR_FLOOR.
 NEAR_FLOOR, NEAR_SURE = 0.6, 0.85
-# The per-profile head (see SpikeProfile._head) is trained on views of the taught crops,
-# which are easier than a die on the table, so its probabilities come out timid. Its
-# logits are sharpened by HEAD_SHARPEN, chosen on pip dice taught as spike dice (rendered
-# pips, matteop, byler), never on spike-A: the sharpest of 1.25 / 1.5 / 1.75 / 2.0 that
-# keeps byler dice read wrong at >= 0.8 under 0.7% with no silent scene. With the
-# 81000-step embedding: 1.25 -> 1.5 took matteop scenes right 91.5 -> 94.6% (silent 0%),
-# rendered 79.2 -> 79.2%, and let 10 of 1450 byler dice through wrong at >= 0.8 (6 at
-# 1.25); 1.75 let 21 (1.4%), 2.0 27 and a silent byler scene. (With the 27000-step
-# embedding the same rule gave 1.25: 8 of 1447 at 1.25, 20 at 1.5.) The rule was run again
-# for the seed-12 face model, whose P(die) is part of the confidence: 1.5 now lets 11 of
-# 1459 byler dice through wrong at >= 0.8 (0.75%), 1.25 lets 7 (0.48%); no silent scene at
-# either; matteop scenes right 94.6% at 1.5, 91.5% at 1.25; so 1.25.
+# The per-profile head is trained on views of taught crops, easier than dice on a table,
+# so its probabilities come out timid; its logits are sharpened by this (chosen on pip dice
+# taught as spike dice, never on a spike set: docs/decisions.md).
 HEAD_SHARPEN = 1.25
 VARIATIONS = 32  # extra views of each taught crop
-# A die read less sure than this (the reader's min_confidence) is read again with its crops
-# in the other three quarter turns (set square by edge_angle, the symbol then lies as it
-# did, a whole turn round), the twelve embeddings averaged. Chosen by the HEAD_SHARPEN rule,
-# with crops set square, against reading every die once: byler dice read wrong at >= 0.8
-# 3 -> 5 of 1456, no silent scene (1.5 would let 15 through and one silent scene), scenes
-# right byler 8.6 -> 11.2%, matteop 95.3 -> 96.6%, rendered 79.2 -> 79.2%; spike-A read
-# afterwards 28.3 -> 31.7%, dice 95.6 -> 96.9%. Every die in all four turns did no better
-# on the pip sets and cost three times the spike stage; looking again costs spike-A frames
-# about 1.4 ms (4.8 -> 6.2 ms spike stage on the development machine).
+# A die read less sure than this is read again with its crops in the other three quarter
+# turns, the twelve embeddings averaged.
 LOOK_AGAIN_BELOW = 0.8
-# How far off square edge_angle leaves a crop, in degrees: on procedural dice (tilted,
-# touching, glare, blur, noise; scripts/vision/glyphs.py) its error has median 1.8, 90th
-# percentile 8.7, and 5% of dice are off by more than 15.
+# How far off square edge_angle may leave a crop, in degrees (taught views are turned this much).
 TURN_ERROR = 10
 HEAD_STEPS, HEAD_RATE, HEAD_L2 = 300, 0.5, 1e-3
 # A die the head gives less than SECOND_OPINION_BELOW is judged again with the mark matcher
-# (marks.py): its face is the most probable of the head's sharpened logits plus MARK_WEIGHT
-# times each face's mark correlation (how near the nearest taught view is still counts, so
-# a die unlike all taught faces stays unsure). SECOND_OPINION_BELOW was set beforehand;
-# MARK_WEIGHT by the HEAD_SHARPEN rule on pip dice taught as spike dice, the largest of
-# 2.5 / 5 / 6 / 7.5 / 10 that keeps byler dice read wrong at >= 0.8 under 0.7% with no
-# silent scene: 10 let 14 of 1458 through and a silent byler scene, 7.5 10 (5 without the
-# marks). Scenes right against no marks: rendered pips 79.2 -> 87.5%, matteop 96.6 -> 97.3%,
-# byler 11.2 -> 31.0%; spike-A, read afterwards, 31.7 -> 68.3%, none silent; dice right
-# byler 86.9 -> 89.9%, spike-A 96.9 -> 98.0%. (Using the marks only to confirm the head's
-# face, raised to 0.9 when they agree by a lead of 0.1, gave 87.5 / 96.9 / 27.4% and spike-A
-# 60.0%, with one spike-A scene silent.)
+# (marks.py): its face is the most probable of the head's logits plus MARK_WEIGHT times each
+# face's mark correlation.
 SECOND_OPINION_BELOW = 0.9
 MARK_WEIGHT = 7.5
 

@@ -24,6 +24,12 @@ SETS = {
     "matteop": DATASETS / "photos" / "matteop-train",
     "rendered": DATASETS / "rendered-dev",
 }
+# Photos from cameras, tables and dice no model here was trained on: benchmarks/vision.py
+# reads them, and nothing that trains may (load_all never returns them).
+TEST_ONLY = {
+    "epanemu": DATASETS / "photos" / "epanemu-table",  # CC BY 4.0, Jiri Nemecek: phone, oblique, office table, Catan
+    "spezm": DATASETS / "photos" / "spezm-webcam",  # CC BY 4.0, Roboflow workspace-spezm: webcam, red translucent dice
+}
 
 
 FIXES = Path(__file__).with_name("label_fixes.json")
@@ -70,6 +76,8 @@ class Labelled:
 
 
 def load(set_name: str, root: Path | None = None) -> list[Labelled]:
+    if root is None and set_name in TEST_ONLY:
+        raise ValueError(f"{set_name} is test-only: never train on it (benchmarks/vision.py reads it)")
     root = root or SETS[set_name]
     entries = fixed(set_name, json.loads((root / "manifest.json").read_text()))
     out = []

@@ -24,7 +24,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", help="spike profile made by `companion teach spike`")
     parser.add_argument("--annotate", metavar="DIR", help="also write each image with the dice boxed and labelled here")
     parser.add_argument("--roi", help="only look inside x1,y1,x2,y2 (pixels)")
+    parser.add_argument("--expect", type=_count, metavar="N",
+                        help="how many dice are in play: the reader looks harder before it reads another count, "
+                             "and flags a reading that still finds another")
+    parser.add_argument("--die-size", type=_pixels, metavar="PX",
+                        help="a die's side in the photo's pixels, when known (default: the config's, else searched)")
     parser.add_argument("--config", help="companion config TOML; its [vision] section gives defaults")
+
+
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a count of dice is a whole number, not {text!r}") from None
+    if not 0 <= n <= 100:
+        raise argparse.ArgumentTypeError(f"a count of dice is 0 to 100, not {n}")
+    return n
+
+
+def _pixels(text: str) -> float:
+    try:
+        px = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a die's size is a number of pixels, not {text!r}") from None
+    if not 6 <= px <= 4000:
+        raise argparse.ArgumentTypeError(f"a die's size is 6 to 4000 pixels, not {text}")
+    return px
 
 
 def _settings(args):
@@ -83,7 +108,9 @@ def run(args: argparse.Namespace) -> int:
         try:
             frame = load_picture(path)
             reading = read_dice(frame, dice, profile=profile, roi=roi, min_confidence=config.min_confidence,
-                                empty_table=empty_table, occluder_fraction=config.occluder_fraction)
+                                empty_table=empty_table, occluder_fraction=config.occluder_fraction,
+                                expect=getattr(args, "expect", None),
+                                die_px=getattr(args, "die_size", None) or config.die_size)
         except UnreadableFrame as exc:
             failures += 1
             reading = Reading.unreadable(str(exc))

@@ -1,0 +1,115 @@
+"""The reader at any scale (a pyramid of the frame), and the count in play as an input.
+
+Fixture photos are from the benchmark's held-out split: the models never trained on them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.vision import read_dice
+from hardware.vision.config import VisionConfig, VisionConfigError
+from hardware.vision.detect import LEVEL_TARGET, WORK_SIDE, level_scales
+from hardware.vision.reader import spike_lesson
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def fixture(set_name: str, role: str = "read"):
+    entry = next(e for e in json.loads((FIXTURES / set_name / "manifest.json").read_text())
+                 if e.get("fixture_role", "read") == role and e.get("kind", "pip") == "pip")
+    return cv2.imread(str(FIXTURES / set_name / entry["image"])), entry["boxes"]
+
+
+def test_without_a_die_size_the_levels_span_a_quarter_to_the_whole_working_size():
+    scales = level_scales(1280)
+    base = WORK_SIDE / 1280
+    assert scales == pytest.approx((base, base / 2, base / 4))
+    assert level_scales(1280, finest=True)[0] == 1.0  # the frame's own pixels, for dice of a dozen pixels
+
+
+def test_a_level_never_enlarges_a_frame_beyond_the_working_size():
+    assert max(level_scales(320)) == pytest.approx(WORK_SIDE / 320)  # a small webcam frame: read at 384
+    assert max(level_scales(640, finest=True)) == 1.0
+
+
+def test_a_calibrated_die_size_gives_one_level_at_the_target_size():
+    (scale,) = level_scales(1280, die_px=88.0)
+    assert scale * 88.0 == pytest.approx(LEVEL_TARGET)
+
+
+def test_the_same_dice_read_alike_at_half_and_at_twice_the_size():
+    """The matteop photo, its dice about 80 px, shown as a camera twice as high (the photo
+    shrunk into a frame twice its size) and as one close above (enlarged 2x)."""
+    photo, boxes = fixture("matteop")
+    truth = Counter(b[4] for b in boxes)
+    h, w = photo.shape[:2]
+    far = cv2.copyMakeBorder(cv2.resize(photo, (w // 2, h // 2), interpolation=cv2.INTER_AREA),
+                             h // 4, h - h // 2 - h // 4, w // 4, w - w // 2 - w // 4, cv2.BORDER_REFLECT)
+    near = cv2.resize(photo, (2 * w, 2 * h), interpolation=cv2.INTER_LINEAR)
+    for frame in (photo, far, near):
+        reading = read_dice(frame, "pips", expect=len(boxes))
+        assert not reading.flagged, reading.reason
+        assert Counter(reading.values) == truth
+
+
+def test_another_count_than_the_game_waits_for_flags_the_read_with_both_counts():
+    photo, boxes = fixture("matteop")
+    n = len(boxes)
+    reading = read_dice(photo, "pips", expect=n + 1)
+    assert reading.flagged
+    assert f"{n} {'die' if n == 1 else 'dice'} found, the game waits for {n + 1}" in reading.reason
+    assert len(reading.dice) == n  # what was seen is still returned, for the host to fix
+
+
+def test_the_count_and_die_size_must_be_sensible():
+    photo, _ = fixture("matteop")
+    for bad in (-1, True, 2.5, "3"):
+        with pytest.raises(ValueError, match="expect"):
+            read_dice(photo, "pips", expect=bad)
+    for bad in (0, -3.0):
+        with pytest.raises(ValueError, match="die_px"):
+            read_dice(photo, "pips", die_px=bad)
+
+
+def test_a_calibrated_die_size_reads_the_photo_as_the_pyramid_does():
+    photo, boxes = fixture("matteop")
+    size = float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes])) * 1.2  # boxes cover the pips
+    reading = read_dice(photo, "pips", expect=len(boxes), die_px=size)
+    assert not reading.flagged, reading.reason
+    assert Counter(reading.values) == Counter(b[4] for b in boxes)
+
+
+def test_a_close_up_of_one_die_is_found_as_a_phone_teaches_it():
+    """One die filling half the picture's height, as a phone held over it shows it (a die of
+    the byler tray photo, whose boxes cover the whole die, enlarged about ten times)."""
+    photo, boxes = fixture("byler")
+
+    def room(b):  # how far the die is from its nearest neighbour and from the photo's edge
+        others = [np.hypot((b[0] + b[2] - o[0] - o[2]) / 2, (b[1] + b[3] - o[1] - o[3]) / 2) for o in boxes if o is not b]
+        return min(others + [b[0], b[1], photo.shape[1] - b[2], photo.shape[0] - b[3]])
+
+    x1, y1, x2, y2, value = max(boxes, key=room)
+    side = 1.25 * max(x2 - x1, y2 - y1)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    m = np.float32([[960 / (2 * side), 0, 0], [0, 960 / (2 * side), 0]])
+    m[:, 2] = np.float32([640, 480]) - m[:, :2] @ np.float32([cx, cy])
+    close = cv2.warpAffine(photo, m, (1280, 960), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    crops, found = spike_lesson(close)
+    assert len(found) == 1
+    bx1, by1, bx2, by2 = found[0]
+    assert bx1 < 640 < bx2 and by1 < 480 < by2 and bx2 - bx1 > 300
+    assert read_dice(close, "pips", expect=1).values == (value,)
+
+
+def test_the_die_size_setting_is_checked():
+    assert VisionConfig.from_mapping({"die_size": 42}).die_size == 42.0
+    for bad in (0, 5, 5000, True, "42"):
+        with pytest.raises(VisionConfigError, match="die_size"):
+            VisionConfig.from_mapping({"die_size": bad})
