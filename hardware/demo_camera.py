@@ -226,7 +226,7 @@ class ManifestReader:
     def __init__(self, camera: DemoCamera):
         self._camera = camera
 
-    def read(self, frame: np.ndarray, kind: str) -> Sight:
+    def read(self, frame: np.ndarray, kind: str, expect=None) -> Sight:
         scene = self._camera.shown
         if scene is None or scene.kind != kind:
             return Sight((), (), (), True, "no dice in view yet: the cup is still down")

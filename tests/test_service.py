@@ -68,7 +68,7 @@ class FakeReader:
         self.sight = sight
         self.reads = 0
 
-    def read(self, frame, kind):
+    def read(self, frame, kind, expect=None):
         self.reads += 1
         return self.sight
 
@@ -457,7 +457,7 @@ def _tray(*dice):
 
 def _one_four():
     """A reader that sees a 4 where _tray((320, 200)) puts its die."""
-    return SimpleNamespace(read=lambda frame, kind: Sight((4,), ((320, 200, 360, 240),), (0.99,)))
+    return SimpleNamespace(read=lambda frame, kind, expect=None: Sight((4,), ((320, 200, 360, 240),), (0.99,)))
 
 
 def _dim_room(seed):
@@ -497,7 +497,7 @@ def test_dice_already_read_are_not_read_again_as_a_new_throw():
     from hardware.vision import ReadyToRead
 
     class Reader:  # a 4 for every bright square
-        def read(self, frame, kind):
+        def read(self, frame, kind, expect=None):
             n, _, stats, _ = cv2.connectedComponentsWithStats((frame[:, :, 0] == 250).astype(np.uint8))
             boxes = tuple((x, y, x + w, y + h) for x, y, w, h, _ in stats[1:])
             return Sight((4,) * (n - 1), boxes, (0.99,) * (n - 1))
@@ -658,7 +658,7 @@ def test_dice_typed_in_while_the_camera_reads_them_are_not_followed_by_the_camer
     class SlowReader:  # the host enters Ann's dice while the camera is still reading her throw
         reads = 0
 
-        def read(self, frame, kind):
+        def read(self, frame, kind, expect=None):
             SlowReader.reads += 1
             rig.table.confirm_reading([6, 6])
             typed.set()
@@ -678,7 +678,7 @@ def test_a_settled_scene_is_read_from_its_still_frames_averaged_and_so_is_a_pres
     seen = []
 
     class Reader:
-        def read(self, frame, kind):
+        def read(self, frame, kind, expect=None):
             seen.append((frame, len(given)))
             return Sight((4,), ((320, 200, 360, 240),), (0.99,))
 

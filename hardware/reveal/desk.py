@@ -337,7 +337,7 @@ class RevealDesk:
         if self._reader is None:
             return f"there is no dice reader; {_MANUAL}"
         try:
-            sight = self._reader.read(frame, request.kind)
+            sight = self._reader.read(frame, request.kind, expect=request.count)
         except Exception as exc:  # UnreadableFrame, a missing spike profile, a reader bug
             log.warning("could not read the dice: %s", exc)
             sight = Sight((), (), (), True, f"the reader failed: {exc}")

@@ -35,7 +35,7 @@ class Sight:
 class DiceReader(Protocol):
     """Reads a frame for one kind of dice."""
 
-    def read(self, frame: np.ndarray, kind: str) -> Sight: ...
+    def read(self, frame: np.ndarray, kind: str, expect: int | None = None) -> Sight: ...
 
 
 class ReadySignal(Protocol):

@@ -61,7 +61,7 @@ class VisionReader:
             except vision.SpikeProfileError as exc:
                 log.warning("%s; spike dice will be typed in", exc)
 
-    def read(self, frame: np.ndarray, kind: str) -> Sight:
+    def read(self, frame: np.ndarray, kind: str, expect: int | None = None) -> Sight:
         if kind == "spike" and (self._profile is None or not self._profile.taught):
             return Sight((), (), (), True, "spike dice need a taught profile (companion teach spike)")
         sure = getattr(self._config, "min_confidence", 0.8)
