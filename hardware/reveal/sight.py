@@ -3,14 +3,14 @@
 `Sight` is one reading of one frame; `check_sight` flags a reading that cannot be what
 the game expects; `same_throw` tells a nudged die from a new throw; `encode_photo` makes
 the JPEG the slate shows. `DiceReader` and `ReadySignal` are what the reveal desk is
-given to read frames and to know when to.
+given to read frames and to know when to; `RevealTable` is what it asks of the table.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, Sequence
 
 import cv2
 import numpy as np
@@ -36,6 +36,23 @@ class DiceReader(Protocol):
     """Reads a frame for one kind of dice."""
 
     def read(self, frame: np.ndarray, kind: str, expect: int | None = None) -> Sight: ...
+
+
+class RevealTable(Protocol):
+    """What the reveal desk asks of the table (companion.table.Table is one)."""
+
+    def expected_dice(self) -> Any:
+        """The DiceRequest (kind, count, seat) the game waits for, or None."""
+
+    def readings_in_force(self) -> int:
+        """How many dice readings the game has in force."""
+
+    def offer_reading(self, values: Sequence[Any], *, boxes: Sequence[Sequence[int]] = (),
+                      confidences: Sequence[float] = (), flagged: bool = False, reason: str | None = None,
+                      photo: bytes | None = None, unsure: Sequence[int] = (), readings: int | None = None) -> str:
+        """Apply the reading or hold it for the host: "applied", "held", "stale" or "ignored"."""
+
+    def set_device_status(self, device: str, status: str, message: str = "") -> None: ...
 
 
 class ReadySignal(Protocol):
