@@ -9,14 +9,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from companion.rules import DiceRequest
 from hardware.reveal import Sight
 from hardware.reveal.step import Answer, Offer, Outcome, RevealStep, TellTable, Watch, unseen
 from hardware.vision.reading import UnreadableFrame
 
 
-class Request:
-    def __init__(self, kind="pips", count=1, seat=0):
-        self.kind, self.count, self.seat = kind, count, seat
+def Request(kind="pips", count=1, seat=0):
+    return DiceRequest(kind, count, seat)
 
 
 ONE_PIP = Request()
@@ -149,11 +149,24 @@ def test_a_still_scene_without_dice_is_not_offered_unless_someone_asked():
     assert offer.sight.flagged and offer.sight.reason.startswith("no dice found")
 
 
-def test_a_reading_with_the_wrong_number_of_dice_is_offered_flagged():
+def test_a_reading_with_the_wrong_number_of_dice_is_offered_flagged_in_the_rules_words():
     desk = Desk(Sight(("red", "blue"), ((1, 1, 5, 5), (9, 9, 15, 15)), (0.99, 0.99)))
     [offer] = desk.offers(desk.frame("ready", request=Request("chance", 1)))
-    assert offer.sight.flagged and "saw 2 dice but 1 is in play" in offer.sight.reason
+    assert offer.sight.flagged
+    assert offer.sight.reason == "1 chance cube is in play but 2 were read: check the photo"
     assert offer.answer(Outcome.HELD) == f"held for the host: {offer.sight.reason}"
+
+
+def test_a_face_the_dice_in_play_do_not_have_is_offered_flagged():
+    desk = Desk(Sight((7,), ((1, 1, 5, 5),), (0.99,)))
+    [offer] = desk.offers(desk.frame("ready", request=Request("spike", 1)))
+    assert offer.sight.flagged and offer.sight.reason == "a spike die shows 1 to 6, not 7: check the photo"
+
+
+def test_a_reading_the_reader_flagged_keeps_the_readers_reason():
+    desk = Desk(Sight((3, 4), ((1, 1, 5, 5), (8, 1, 12, 5)), (0.4, 0.99), True, "a hand is over the dice"))
+    [offer] = desk.offers(desk.frame("ready"))
+    assert offer.sight.reason == "a hand is over the dice"
 
 
 def test_a_reader_that_fails_gives_a_flagged_reading_for_the_host():

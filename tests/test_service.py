@@ -9,6 +9,7 @@ import sqlite3
 import threading
 import time
 import urllib.request
+from functools import partial
 from types import SimpleNamespace
 
 import cv2
@@ -18,7 +19,7 @@ from gpiozero.pins.mock import MockFactory
 
 from companion.appliance.config import parse_config
 from companion.appliance.service import ServiceError, TableService, light_states
-from companion.rules import ChipCall, DiceObserved
+from companion.rules import ChipCall, DiceObserved, DiceRequest
 from companion.store import CorruptStore
 from hardware.faults import CameraUnavailable
 from hardware.gpio import LightState
@@ -203,7 +204,7 @@ def test_a_reading_with_the_wrong_number_of_dice_is_held_for_the_host(rig):
     assert answer.startswith("held")
     view = rig.table.host_view()
     assert view["held"] is True
-    assert "saw 2 dice but 1 is in play" in view["held_reading"]["reason"]
+    assert "1 chance cube is in play but 2 were read" in view["held_reading"]["reason"]
     assert len(rig.table.session.record.events) == 2  # nothing applied
     rig.table.confirm_reading(["blue"])  # the host's one-tap fix
     assert rig.table.session.record.events[-1].values == ("blue",)
@@ -390,8 +391,7 @@ def test_a_wide_frame_without_dice_is_shrunk_whole():
     assert image.shape[:2] == (round(1296 * PHOTO_WIDTH / 2304), PHOTO_WIDTH)
 
 
-class _Request:
-    kind, count, seat = "pips", 1, 0
+_Request = partial(DiceRequest, "pips", 1, 0)
 
 
 class _AlwaysWaiting:

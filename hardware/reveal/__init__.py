@@ -3,9 +3,10 @@
 - `desk.RevealDesk`: the one thread that owns the camera and carries out what the step
   decides; `step.RevealStep`: those decisions, one frame at a time, with no thread and no
   clock (when to read, a nudge that is not a new throw, a covered table, what to offer).
-- `sight`: what the reader saw (`Sight`), the checks made on it (`check_sight`,
-  `same_throw`), the photo the slate shows (`encode_photo`), and the reader,
-  ready-signal and table interfaces the desk is given.
+- `sight`: what the reader saw (`Sight`), a nudge told from a new throw (`same_throw`),
+  the photo the slate shows (`encode_photo`), and the reader, ready-signal and table
+  interfaces the desk is given. Whether a reading fits the game (how many dice, which
+  faces) is the rules' to say: `DiceRequest.misfit`.
 - `vision_reader.VisionReader`: hardware.vision behind those interfaces;
   `settled.SettledScene`: a plain still-picture check when the vision cannot load.
 - `jobs`: what other threads ask of the camera thread.
@@ -22,7 +23,6 @@ from hardware.reveal.sight import (
     ReadySignal,
     RevealTable,
     Sight,
-    check_sight,
     encode_photo,
     same_throw,
 )
@@ -44,7 +44,6 @@ __all__ = [
     "Sight",
     "VisionReader",
     "Watch",
-    "check_sight",
     "empty_table_of",
     "encode_photo",
     "same_throw",

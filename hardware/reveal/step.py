@@ -12,6 +12,7 @@ these rulings is tested here frame by frame.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 from enum import StrEnum
@@ -19,7 +20,7 @@ from typing import Callable, Union
 
 import numpy as np
 
-from hardware.reveal.sight import CAMERA_KINDS, DiceReader, ReadySignal, Sight, check_sight, encode_photo, same_throw
+from hardware.reveal.sight import CAMERA_KINDS, DiceReader, ReadySignal, Sight, encode_photo, same_throw
 from hardware.vision.reading import UnreadableFrame
 
 log = logging.getLogger("companion.reveal")
@@ -252,10 +253,19 @@ class RevealStep:
             return Answer("the same dice as the last reading")
         self._last_sight = sight
         photo, sight = encode_photo(frame, sight)
-        return Offer(check_sight(sight, request.kind, request.count), photo, readings)
+        return Offer(_judged(sight, request), photo, readings)
 
     def _mark_read(self, frame: np.ndarray) -> None:
         mark = getattr(self._ready, "mark_read", None)
         if mark is not None:
             mark(frame)
 
+
+def _judged(sight: Sight, request) -> Sight:
+    """The sight flagged for the host when the rules say the game cannot take it (how many
+    dice, which faces: `DiceRequest.misfit`, the rule's one home), so that it is held with
+    the photo to check rather than refused."""
+    if sight.flagged:
+        return sight
+    misfit = request.misfit(sight.values)
+    return sight if misfit is None else dataclasses.replace(sight, flagged=True, reason=f"{misfit}: check the photo")
