@@ -123,7 +123,7 @@ def press_latency(slate_count: int, presses: int) -> dict:
     service = TableService(config, Path(data_dir), port=0, pin_factory=factory)
     service.start()
     deadline = time.monotonic() + 20  # let the camera thread finish loading the reader first
-    while service.desk._reader is None and "reader" not in service.table.snapshot()["devices"]:
+    while service.desk.reader is None and "reader" not in service.table.snapshot()["devices"]:
         if time.monotonic() > deadline:
             break
         time.sleep(0.05)

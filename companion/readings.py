@@ -12,10 +12,20 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from companion.rules import DiceObserved
 from companion.session import Session
+
+
+class Offered(StrEnum):
+    """What the table did with a camera reading offered to it."""
+
+    APPLIED = "applied"  # it fitted the game and is in force
+    HELD = "held"  # flagged or not fitting: held for the host's fix
+    STALE = "stale"  # the dice it read were entered meanwhile: dropped
+    IGNORED = "ignored"  # no dice are expected now
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import time
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from companion.projection import held_view, host_events, public_snapshot
-from companion.readings import HeldReading, RevealPhotos
+from companion.readings import HeldReading, Offered, RevealPhotos
 from companion.rules import DiceObserved, Event, GameRecord, IllegalAction, RulesError
 from companion.session import Session
 from companion.store import MemoryStore, Store
@@ -258,22 +258,22 @@ class Table:
     def offer_reading(self, values: Sequence[Any], *, boxes: Sequence[Sequence[int]] = (),
                       confidences: Sequence[float] = (), flagged: bool = False, reason: str | None = None,
                       photo: bytes | None = None, source: str = "camera", unsure: Sequence[int] = (),
-                      readings: int | None = None) -> str:
+                      readings: int | None = None) -> Offered:
         """A reading from the camera: applied when it fits, else held for the host, who is
         shown which dice the reader doubts (`unsure`, indices into `values`). `readings`: how
         many readings were in force when the frame was taken; if one has come in since (the
         host typed the dice while the camera read them), this one is for a throw already
         settled and is dropped, not given to the next.
 
-        Returns "applied", "held", "ignored" (no reading expected now) or "stale".
+        Returns what became of it (`Offered`).
         """
         with self._lock:
             request = self.expected_dice()
             if request is None:
-                return "ignored"
+                return Offered.IGNORED
             if readings is not None and readings != self.readings_in_force():
                 log.info("a camera reading came after the dice it read were entered: dropped")
-                return "stale"
+                return Offered.STALE
             photo_id = self._photos.keep(photo)
             boxes_t = tuple(tuple(int(v) for v in b) for b in boxes)
             conf_t = tuple(float(c) for c in confidences)
@@ -286,12 +286,12 @@ class Table:
                 except IllegalAction as exc:
                     reason = str(exc)
                 else:
-                    return "applied"
+                    return Offered.APPLIED
             self._held = HeldReading(tuple(values), boxes_t, conf_t, reason or "the reader is unsure", photo_id,
                                      frozenset(int(i) for i in unsure))
             log.info("reading held for the host: %s", self._held.reason)
             self._publish()
-            return "held"
+            return Offered.HELD
 
     def confirm_reading(self, values: Sequence[Any], *, readings: int | None = None) -> None:
         """The host's fix of a held (or a manual) reading. `readings`: how many dice readings

@@ -25,13 +25,28 @@ from hardware.calibration import (
 )
 from hardware.faults import CameraUnavailable
 from hardware.reveal import Sight
-from test_service import FakeCamera, FakeReader, FakeReady, eventually
+from test_service import FakeCamera, FakeReader, FakeReady
 from test_vision_covered import COVERED, table, with_hand  # noqa: F401 (a fixture)
 
 PIN = "246813"
 SPIKES = Path(__file__).parent / "fixtures" / "rendered"
 NO_DICE = Sight((), (), ())
 ONE_DIE = Sight((3,), ((10, 10, 30, 30),), (0.99,))
+
+
+def a_picture(desk, timeout=5.0):
+    """Wait, turn by turn of the camera loop (each one a notice, not a poll), until it has a picture."""
+    for _ in range(3):
+        if desk.latest_frame() is not None:
+            return
+        desk.wait_for_turns(1, timeout)
+    assert desk.latest_frame() is not None, "no picture from the camera"
+
+
+def later_turns(desk):
+    """Wait until the camera loop has taken up what was asked of it before this call (a new
+    calibration, an unplugged camera): the turn under way, then a whole one."""
+    assert desk.wait_for_turns(2), "the camera loop stopped"
 
 
 def start(tmp_path, camera, make_reader, vision=None):
@@ -54,7 +69,7 @@ def rig(tmp_path):
 
     service = start(tmp_path, camera, make_reader)
     service.camera, service.reader, service.builds = camera, reader, builds
-    eventually(lambda: service.desk.latest_frame() is not None, message="no picture from the camera")
+    a_picture(service.desk)
     yield service
     service.stop()
 
@@ -110,7 +125,8 @@ def test_a_region_is_checked_against_the_picture_saved_and_used_at_once(rig):
     assert answer.status_code == 200 and answer.get_json()["roi"] == [4, 2, 70, 58]
     assert saved(rig) == {"roi": [4, 2, 70, 58], "empty_table": None, "spike_profile": None, "die_size": None}
     assert rig.camera_setup.vision.roi == (4, 2, 70, 58)
-    eventually(lambda: len(rig.builds) > builds, message="the desk did not set up its reader again")
+    later_turns(rig.desk)
+    assert len(rig.builds) > builds, "the desk did not set up its reader again"
 
     form = client.post("/host/camera/region", data={"x1": "0", "y1": "0", "x2": "80", "y2": "60",
                                                          "csrf_token": headers["X-CSRF-Token"]},
@@ -167,7 +183,7 @@ def test_the_empty_table_photo_is_the_cameras_picture_and_survives_a_restart(rig
 def test_the_panels_settings_win_over_the_config_files_until_forgotten(tmp_path):
     service = start(tmp_path, FakeCamera(), lambda: FakeReader(NO_DICE), vision={"roi": [0, 0, 50, 50]})
     try:
-        eventually(lambda: service.desk.latest_frame() is not None)
+        a_picture(service.desk)
         client, headers = host_client(service)
         assert client.get("/host/camera/state").get_json()["roi_from"] == "config"
         client.post("/host/camera/region", json={"roi": [10, 10, 70, 50]}, headers=headers)
@@ -182,7 +198,8 @@ def test_the_panels_settings_win_over_the_config_files_until_forgotten(tmp_path)
 def test_without_a_camera_picture_nothing_is_set(rig):
     client, headers = host_client(rig)
     rig.camera.unplugged.set()
-    eventually(lambda: rig.desk.latest_frame() is None, message="the old picture should go stale")
+    later_turns(rig.desk)
+    assert rig.desk.latest_frame() is None, "the old picture should go stale"
     answer = client.post("/host/camera/empty-table", headers=headers)
     assert answer.status_code == 409 and "camera" in answer.get_json()["error"]
     assert client.get("/host/camera/picture.jpg").status_code == 404
@@ -215,7 +232,7 @@ def test_a_broken_calibration_is_shown_on_the_slate_and_the_service_still_starts
         devices = service.table.snapshot()["devices"]
         assert devices["calibration"]["status"] == "warning"
         assert "could not be used" in devices["calibration"]["message"]
-        eventually(lambda: service.desk.latest_frame() is not None)
+        a_picture(service.desk)
         client, headers = host_client(service)
         assert client.post("/host/camera/region", json={"roi": [0, 0, 80, 60]}, headers=headers).status_code == 200
         assert service.table.snapshot()["devices"]["calibration"]["status"] == "ok"  # answered by the new one
@@ -241,7 +258,7 @@ def test_with_the_real_reader_the_photo_taken_on_the_page_tells_a_hand_from_the_
     camera.frame = frame  # dice on the table: the photo is refused
     service = start(tmp_path, camera, None)
     try:
-        eventually(lambda: service.desk.latest_frame() is not None)
+        a_picture(service.desk)
         client, headers = host_client(service)
         answer = client.post("/host/camera/empty-table", headers=headers)
         assert answer.status_code == 409 and f"sees {len(boxes)} dice" in answer.get_json()["error"]
@@ -252,8 +269,8 @@ def test_with_the_real_reader_the_photo_taken_on_the_page_tells_a_hand_from_the_
         assert COVERED not in (service.desk.on_camera_thread(hand_read).reason or "")
         camera.frame = empty
         assert client.post("/host/camera/empty-table", headers=headers).status_code == 200
-        eventually(lambda: COVERED in (service.desk.on_camera_thread(hand_read).reason or ""),
-                   message="the new photo is not in use")
+        later_turns(service.desk)
+        assert COVERED in (service.desk.on_camera_thread(hand_read).reason or ""), "the new photo is not in use"
     finally:
         service.stop()
 
@@ -263,7 +280,7 @@ def test_the_demo_shows_its_pictures_but_sets_nothing(tmp_path):
     service = TableService(config, tmp_path, demo=True, port=0)
     service.start()
     try:
-        eventually(lambda: service.desk.latest_frame() is not None, timeout=20)
+        a_picture(service.desk, timeout=20)
         client, headers = host_client(service)
         assert client.get("/host/camera/picture.jpg").status_code == 200
         page = client.get("/host/camera").get_data(as_text=True)
@@ -290,7 +307,7 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
     camera.frame = np.full((480, 640, 3), 90, np.uint8)  # an empty tray
     service = start(tmp_path, camera, None)
     try:
-        eventually(lambda: service.desk.latest_frame() is not None)
+        a_picture(service.desk)
         client, headers = host_client(service)
         state = client.get("/host/camera/state").get_json()["spike"]
         assert state == {"examples": {}, "untaught": [1, 2, 3, 4, 5, 6], "problem": None, "from": None, "undo_face": None}
@@ -334,8 +351,8 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
 
         scene = entries["images/spikeA_0031.jpg"]
         frame = cv2.imread(str(SPIKES / scene["image"]))
-        sight = eventually(lambda: service.desk.on_camera_thread(lambda f, reader: reader.read(frame, "spike")),
-                           message="the taught profile is not in use")
+        later_turns(service.desk)
+        sight = service.desk.on_camera_thread(lambda f, reader: reader.read(frame, "spike"))
         assert not sight.flagged and sorted(sight.values) == sorted(scene["dice"])
 
         camera.frame = frame
@@ -349,9 +366,9 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
         fresh = client.post("/host/camera/new-spike-profile", headers=headers).get_json()
         assert fresh["spike"]["untaught"] == [1, 2, 3, 4, 5, 6] and "kept as spike-profile-replaced-" in fresh["message"]
         assert len(list(tmp_path.glob("spike-profile-replaced-*.npz"))) == 1  # the taught faces are not lost
-        sight = eventually(lambda: (lambda s: s if "taught profile" in (s.reason or "") else None)(
-            service.desk.on_camera_thread(lambda f, reader: reader.read(frame, "spike"))))
-        assert sight.flagged
+        later_turns(service.desk)
+        sight = service.desk.on_camera_thread(lambda f, reader: reader.read(frame, "spike"))
+        assert sight.flagged and "taught profile" in sight.reason
     finally:
         service.stop()
 
@@ -431,7 +448,7 @@ def test_the_light_is_measured_again_from_the_page_even_during_a_game(tmp_path):
     camera = PiLikeCamera()
     service = start(tmp_path, camera, lambda: FakeReader(NO_DICE))
     try:
-        eventually(lambda: service.desk.latest_frame() is not None)
+        a_picture(service.desk)
         client, headers = host_client(service)
         page = client.get("/host/camera").get_data(as_text=True)
         assert "Measure the light again" in page and "Measured again on this page" not in page
@@ -446,7 +463,8 @@ def test_the_light_is_measured_again_from_the_page_even_during_a_game(tmp_path):
         assert body["light"]["measured"]["exposure_ms"] == 12.3 and body["light"]["measured"]["gain"] == 2.5
         assert camera.measured == [None]  # the camera's own warm-up time
         service.table.end_game("ended by the host")
-        eventually(lambda: int(service.desk.latest_frame().mean()) == 140, message="the new exposure is not in use")
+        later_turns(service.desk)
+        assert int(service.desk.latest_frame().mean()) == 140, "the new exposure is not in use"
         assert "exposure 12.3 ms, gain 2.5" in client.get("/host/camera").get_data(as_text=True)
 
         assert client.post("/host/camera/empty-table", headers=headers).status_code == 200

@@ -9,6 +9,7 @@ import sqlite3
 import threading
 import time
 import urllib.request
+from functools import partial
 from types import SimpleNamespace
 
 import cv2
@@ -18,7 +19,7 @@ from gpiozero.pins.mock import MockFactory
 
 from companion.appliance.config import parse_config
 from companion.appliance.service import ServiceError, TableService, light_states
-from companion.rules import ChipCall, DiceObserved
+from companion.rules import ChipCall, DiceObserved, DiceRequest
 from companion.store import CorruptStore
 from hardware.faults import CameraUnavailable
 from hardware.gpio import LightState
@@ -31,6 +32,7 @@ REVEAL_PIN = 4
 
 
 def eventually(check, timeout=5.0, message="condition not met"):
+    """Poll `check` (the seat lights, which follow the table on their own thread)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = check()
@@ -38,6 +40,25 @@ def eventually(check, timeout=5.0, message="condition not met"):
             return value
         time.sleep(0.01)
     raise AssertionError(message)
+
+
+def table_shows(table, check, timeout=5.0, message="the table never showed it"):
+    """Wait until `check()` holds, woken by the table's own change notices (every stored
+    event, reading and device status is published): no polling."""
+    deadline = time.monotonic() + timeout
+    while True:
+        seq = table.seq  # before the check: a change after it wakes the wait at once
+        if check():
+            return
+        left = deadline - time.monotonic()
+        if left <= 0 or table.wait_for_change(seq, left) is None and not check():
+            raise AssertionError(message)
+
+
+def queued(desk):
+    """Wait until a job is queued for the camera thread (queuing one wakes the thread)."""
+    assert desk._wake.wait(5), "the job was not queued"
+    desk._wake.clear()
 
 
 def tap(factory, pin):
@@ -78,8 +99,6 @@ class FakeReady:
 
     def __init__(self):
         self._lifted = threading.Event()
-        self.feeds = 0  # frames fed so far: the camera loop feeds one each turn
-        self.covered_at: list[float] = []  # the loop's clock at each frame fed while covered
 
     def lift(self):
         self._lifted.set()
@@ -87,18 +106,7 @@ class FakeReady:
     def __call__(self):
         return self
 
-    covered = False  # a cup or a hand sits over the table (or the camera moved)
-
-    def next_turn_done(self):
-        """Wait until the camera loop has finished the turn it is in (it feeds the next frame)."""
-        seen = self.feeds
-        eventually(lambda: self.feeds > seen + 1, message="the camera loop stopped")
-
     def feed(self, frame, t):
-        self.feeds += 1
-        if self.covered:
-            self.covered_at.append(t)
-            return "occluded"
         if self._lifted.is_set():
             self._lifted.clear()
             return "ready"
@@ -139,8 +147,8 @@ def test_a_press_on_a_seat_button_becomes_a_stored_event(rig):
     rig.table.start_game("toy", ["Ann", "Ben"])
     tap(rig.factory, SEAT_PINS[0]["green"])
     # The press is in the session's record a moment before it is in the store: wait for the store.
-    eventually(lambda: rig.store.load(rig.table.game_id).events == (ChipCall(0, "green"),),
-               message="the press was not stored")
+    table_shows(rig.table, lambda: rig.store.load(rig.table.game_id).events == (ChipCall(0, "green"),),
+                message="the press was not stored")
     assert rig.table.session.record.events == (ChipCall(0, "green"),)
 
 
@@ -149,7 +157,7 @@ def test_a_press_at_an_empty_seat_or_out_of_phase_changes_nothing(rig):
     tap(rig.factory, 12)  # seat 3 green: nobody sits there
     tap(rig.factory, 18)  # shared Liar!: means nothing in this game
     tap(rig.factory, SEAT_PINS[1]["yellow"])
-    eventually(lambda: len(rig.table.session.record.events) == 1)
+    table_shows(rig.table, lambda: len(rig.table.session.record.events) == 1)
     time.sleep(0.1)
     assert rig.table.session.record.events == (ChipCall(1, "yellow"),)
 
@@ -167,9 +175,9 @@ def test_the_reveal_button_reads_the_camera_and_the_reading_is_applied(rig):
     rig.table.start_game("toy", ["Ann", "Ben"])
     tap(rig.factory, SEAT_PINS[0]["green"])
     tap(rig.factory, SEAT_PINS[1]["green"])
-    eventually(lambda: rig.table.expected_dice() is not None)
+    table_shows(rig.table, lambda: rig.table.expected_dice() is not None)
     tap(rig.factory, REVEAL_PIN)
-    eventually(lambda: len(rig.table.session.record.events) == 3)
+    table_shows(rig.table, lambda: len(rig.table.session.record.events) == 3)
     last = rig.table.session.record.events[-1]
     assert last == DiceObserved(("red",), source="camera")
     snapshot = rig.table.snapshot()
@@ -183,32 +191,8 @@ def test_the_cup_lifted_signal_reads_without_any_button(rig):
     rig.table.press(0, "green")
     rig.table.press(1, "yellow")
     rig.ready.lift()
-    eventually(lambda: isinstance(rig.table.session.record.events[-1], DiceObserved))
+    table_shows(rig.table, lambda: isinstance(rig.table.session.record.events[-1], DiceObserved))
     assert rig.reader.reads == 1
-
-
-def test_dice_that_came_to_rest_before_the_game_asked_are_read_when_it_does(rig):
-    rig.table.start_game("toy", ["Ann", "Ben"])
-    rig.table.press(0, "green")
-    rig.ready.lift()
-    eventually(lambda: not rig.ready._lifted.is_set())
-    rig.ready.next_turn_done()
-    assert rig.reader.reads == 0  # not expected yet: nothing read
-    rig.table.press(1, "yellow")
-    eventually(lambda: isinstance(rig.table.session.record.events[-1], DiceObserved))
-
-
-def test_a_still_scene_without_dice_is_not_held_unless_someone_asked(rig):
-    rig.reader.sight = Sight((), (), (), True, "no dice found: is the cup still over them?")
-    rig.table.start_game("toy", ["Ann", "Ben"])
-    rig.table.press(0, "green")
-    rig.table.press(1, "yellow")
-    rig.ready.lift()  # the cup came to rest over the dice, or the tray is still empty
-    eventually(lambda: rig.reader.reads == 1)
-    rig.ready.next_turn_done()  # the turn that read is over: whatever it offers is offered
-    assert rig.table.host_view()["held_reading"] is None and rig.desk.readings == 0
-    assert rig.desk.reveal_now().startswith("held for the host: no dice found")  # a press always answers
-    assert rig.table.host_view()["held_reading"]["reason"].startswith("no dice found")
 
 
 def test_a_reading_with_the_wrong_number_of_dice_is_held_for_the_host(rig):
@@ -220,7 +204,7 @@ def test_a_reading_with_the_wrong_number_of_dice_is_held_for_the_host(rig):
     assert answer.startswith("held")
     view = rig.table.host_view()
     assert view["held"] is True
-    assert "saw 2 dice but 1 is in play" in view["held_reading"]["reason"]
+    assert "1 chance cube is in play but 2 were read" in view["held_reading"]["reason"]
     assert len(rig.table.session.record.events) == 2  # nothing applied
     rig.table.confirm_reading(["blue"])  # the host's one-tap fix
     assert rig.table.session.record.events[-1].values == ("blue",)
@@ -246,9 +230,9 @@ def test_a_reveal_when_no_dice_are_expected_changes_nothing(rig):
 
 def test_an_unplugged_camera_is_reported_manual_entry_works_and_it_comes_back(rig):
     rig.table.start_game("toy", ["Ann", "Ben"], {"turns": 2})
-    eventually(lambda: rig.table.snapshot()["devices"].get("camera", {}).get("status") == "ok")
+    table_shows(rig.table, lambda: rig.table.snapshot()["devices"].get("camera", {}).get("status") == "ok")
     rig.camera.unplugged.set()
-    eventually(lambda: rig.table.snapshot()["devices"]["camera"]["status"] == "unavailable")
+    table_shows(rig.table, lambda: rig.table.snapshot()["devices"]["camera"]["status"] == "unavailable")
     assert "unplugged" in rig.table.snapshot()["devices"]["camera"]["message"] or "plugged" in rig.table.snapshot()["devices"]["camera"]["message"]
     assert "no camera" in rig.desk.reveal_now() or "not available" in rig.desk.reveal_now()
     rig.table.press(0, "green")
@@ -256,28 +240,8 @@ def test_an_unplugged_camera_is_reported_manual_entry_works_and_it_comes_back(ri
     rig.table.confirm_reading(["red"])  # typed in on the host panel
     assert rig.table.session.record.events[-1] == DiceObserved(("red",), source="host")
     rig.camera.unplugged.clear()
-    eventually(lambda: rig.table.snapshot()["devices"]["camera"]["status"] == "ok")
+    table_shows(rig.table, lambda: rig.table.snapshot()["devices"]["camera"]["status"] == "ok")
     assert rig.camera.opened >= 2
-
-
-def test_a_table_covered_for_long_while_dice_are_awaited_is_told_and_clears(rig):
-    rig.desk._occluded_notice = 0.3
-    rig.table.start_game("toy", ["Ann", "Ben"])
-    eventually(lambda: rig.table.snapshot()["devices"].get("camera", {}).get("status") == "ok")
-    rig.ready.covered = True
-    # covered for longer than the notice, as the camera loop saw it (its turns, not the test's sleep)
-    eventually(lambda: len(rig.ready.covered_at) > 1 and rig.ready.covered_at[-1] - rig.ready.covered_at[0] >= 0.3)
-    rig.ready.next_turn_done()
-    assert rig.table.snapshot()["devices"]["camera"]["status"] == "ok"  # no dice awaited: nothing to say
-    rig.table.press(0, "green")
-    rig.table.press(1, "yellow")
-    eventually(lambda: rig.table.snapshot()["devices"]["camera"]["status"] == "covered")
-    assert "lift the cup" in rig.table.snapshot()["devices"]["camera"]["message"]
-    assert rig.reader.reads == 0
-    rig.ready.covered = False
-    eventually(lambda: rig.table.snapshot()["devices"]["camera"]["status"] == "ok")
-    rig.ready.lift()
-    eventually(lambda: isinstance(rig.table.session.record.events[-1], DiceObserved))
 
 
 def test_the_slate_is_served_over_http_and_streams_a_press(rig):
@@ -326,7 +290,7 @@ def test_secret_calls_never_reach_the_log_above_debug(rig, caplog):
         return [r.getMessage() for r in caplog.records if r.levelno >= logging.INFO]
 
     # the event is logged (once stored: a moment after it is in the session's record) ...
-    eventually(lambda: any("chip_call" in m for m in logged()), message="the call was not logged")
+    table_shows(rig.table, lambda: any("chip_call" in m for m in logged()), message="the call was not logged")
     assert len(rig.table.session.record.events) == 1
     infos = logged()
     assert not any("yellow" in m for m in infos)  # ... without its colour
@@ -364,7 +328,7 @@ def test_without_gpio_the_table_runs_on_the_host_panel(tmp_path):
         service.table.start_game("toy", ["Ann", "Ben"])
         assert service.table.press(0, "green")  # the virtual buttons' path
         assert _get(service, "/api/state")[0] == 200
-        eventually(lambda: service.table.snapshot()["devices"].get("camera", {}).get("status") == "off")
+        table_shows(service.table, lambda: service.table.snapshot()["devices"].get("camera", {}).get("status") == "off")
     finally:
         service.stop()
 
@@ -427,8 +391,7 @@ def test_a_wide_frame_without_dice_is_shrunk_whole():
     assert image.shape[:2] == (round(1296 * PHOTO_WIDTH / 2304), PHOTO_WIDTH)
 
 
-class _Request:
-    kind, count, seat = "pips", 1, 0
+_Request = partial(DiceRequest, "pips", 1, 0)
 
 
 class _AlwaysWaiting:
@@ -439,6 +402,9 @@ class _AlwaysWaiting:
 
     def expected_dice(self):
         return _Request()
+
+    def readings_in_force(self):
+        return len(self.offers)
 
     def offer_reading(self, values, **_):
         self.offers.append(tuple(values))
@@ -490,7 +456,7 @@ class _TurnedDesk:
     def step(self, turns=1):
         for _ in range(turns):
             self.now += 0.1
-            self.desk._step()
+            self.desk.turn()
 
 
 def test_dice_already_read_are_not_read_again_as_a_new_throw():
@@ -557,7 +523,7 @@ def test_measuring_the_light_again_does_not_read_the_dice_lying_there_again():
     answers = []
     asker = threading.Thread(target=lambda: answers.append(desk.measure_light(timeout=5)))
     asker.start()
-    eventually(lambda: desk._jobs, message="the measure was not queued")
+    queued(desk)
     frames(1)
     asker.join(5)
     assert answers == [{"ExposureTime": 8000}]
@@ -576,7 +542,7 @@ def test_measuring_the_light_again_does_not_read_the_dice_lying_there_again():
 
     asker = threading.Thread(target=ask)
     asker.start()
-    eventually(lambda: desk._jobs, message="the measure was not queued")
+    queued(desk)
     frames(1)
     asker.join(5)
     assert failures and "sets its own exposure" in failures[0]
@@ -664,7 +630,7 @@ def test_dice_typed_in_while_the_camera_reads_them_are_not_followed_by_the_camer
             typed.set()
             return Sight((6, 6), ((1, 1, 5, 5), (8, 1, 12, 5)), (0.99, 0.99))
 
-    rig.desk._reader = SlowReader()
+    rig.desk.decisions.reader = SlowReader()
     answer = rig.desk.reveal_now()
     assert typed.is_set() and answer == "the dice were entered while the camera read them: nothing more was applied"
     assert [e.values for e in rig.table.session.record.events] == [(6, 6)]  # Ben's throw is still to come
@@ -711,7 +677,7 @@ def test_a_camera_page_job_while_the_table_is_still_gets_the_still_frames_averag
         asker = threading.Thread(target=lambda: answers.append(
             desk.on_camera_thread(lambda frame, _: (frame, len(given)), timeout=5)))
         asker.start()
-        eventually(lambda: desk._jobs, message="the job was not queued")
+        queued(desk)
         turned.step()
         asker.join(5)
         return answers[0]

@@ -21,6 +21,7 @@ from companion.rules import DiceObserved, DiceRequest, all_games
 from companion.simulate import player_names
 from hardware.demo_camera import DemoCamera, ManifestReader, Scene, demo_folder, load_manifest
 from hardware.reveal import CAMERA_KINDS
+from test_service import table_shows
 
 
 class StubTable:
@@ -165,10 +166,8 @@ def test_in_the_demo_dice_are_read_when_the_cup_comes_off_without_any_button(tmp
         while table.expected_dice() is None:
             table.submit(rng.choice(table.session.game.legal_actions(table.session.state)))
         before = len(table.session.record.events)
-        deadline = time.monotonic() + 10
-        while len(table.session.record.events) == before and not table.snapshot()["held"]:
-            assert time.monotonic() < deadline, "the demo camera never read the dice"
-            time.sleep(0.05)
+        table_shows(table, lambda: len(table.session.record.events) > before or table.snapshot()["held"],
+                    timeout=10, message="the demo camera never read the dice")
         if table.snapshot()["held"]:  # the reader was unsure: the host panel shows it for a fix
             assert table.host_view()["held_reading"]["photo"] is not None
         else:

@@ -12,8 +12,18 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Mapping, Sequence
 
+from companion.rules.dice import COLOURS, is_pip
 from companion.rules.errors import IllegalAction
 from companion.rules.events import Event
+
+#: What one die of each kind is called on the slate and in messages.
+_DIE_NAMES = {"chance": ("chance cube", "chance cubes"), "spike": ("spike die", "spike dice")}
+
+
+def dice_words(kind: str, count: int) -> str:
+    """ "5 chance cubes", "1 spike die"."""
+    one, many = _DIE_NAMES.get(kind, ("die", "dice"))
+    return f"{count} {one if count == 1 else many}"
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,33 @@ class DiceRequest:
     purpose: str = ""
     #: Trickster's Tavern: the die sizes per seat the host must type in, e.g. ((0, (6, 6, 20)),).
     hands: tuple[tuple[int, tuple[int, ...]], ...] = ()
+
+    def check(self, values: Sequence[Any]) -> tuple[Any, ...]:
+        """The faces, when they are as many as `count` and each a face of `kind`; else
+        IllegalAction saying what is wrong. The one home of the dice-count rule: the games
+        judge a reading with it, and the camera asks it before offering one. Typed-in
+        polyhedral dice are checked by their game, which knows each seat's die sizes.
+        Spike dice are read as 1..6, so a pip d6 stands in for a spike die."""
+        values = tuple(values)
+        if len(values) != self.count:
+            verb = "is" if self.count == 1 else "are"
+            raise IllegalAction("dice in play",
+                                f"{dice_words(self.kind, self.count)} {verb} in play but {len(values)} were read")
+        for face in values:
+            if self.kind == "chance" and face not in COLOURS:
+                raise IllegalAction("faces", f"a chance cube shows red or blue, not {face!r}")
+            if self.kind in ("spike", "pips") and not is_pip(face, 6):
+                raise IllegalAction("faces", f"a {'spike die' if self.kind == 'spike' else 'die'} shows 1 to 6, "
+                                             f"not {face!r}")
+        return values
+
+    def misfit(self, values: Sequence[Any]) -> str | None:
+        """Why a reading of `values` cannot be this one (`check`'s message), or None."""
+        try:
+            self.check(values)
+        except IllegalAction as exc:
+            return exc.message
+        return None
 
 
 @dataclass(frozen=True)

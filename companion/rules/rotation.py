@@ -11,13 +11,10 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping, Sequence
 
-from companion.rules.dice import COLOURS, is_pip
+from companion.rules.dice import COLOURS
 from companion.rules.errors import IllegalAction
 from companion.rules.events import DiceObserved, Face
-from companion.rules.game import DiceRequest, Game, SeatView, Slate
-
-#: What one die of each kind is called on the slate and in messages.
-_DIE_NAMES = {"chance": ("chance cube", "chance cubes"), "spike": ("spike die", "spike dice")}
+from companion.rules.game import DiceRequest, Game, SeatView, Slate, dice_words
 
 
 def left_of(seat: int, players: int, steps: int = 1) -> int:
@@ -25,17 +22,9 @@ def left_of(seat: int, players: int, steps: int = 1) -> int:
     return (seat + steps) % players
 
 
-def dice_words(kind: str, count: int) -> str:
-    """ "5 chance cubes", "1 spike die"."""
-    one, many = _DIE_NAMES.get(kind, ("die", "dice"))
-    return f"{count} {one if count == 1 else many}"
-
-
 def check_reading(event: DiceObserved, request: DiceRequest | None, players: Sequence[str]) -> tuple[Face, ...]:
-    """The faces of a reading that fits `request`, or IllegalAction saying what is wrong.
-
-    Spike dice are read as 1..6, so a pip d6 stands in for a spike die.
-    """
+    """The faces of a reading that fits `request` (whose throw, then `DiceRequest.check`:
+    how many dice, which faces), or IllegalAction saying what is wrong."""
     if request is None:
         raise IllegalAction("reading", "no dice reading is expected now")
     if event.seat is not None:
@@ -43,18 +32,7 @@ def check_reading(event: DiceObserved, request: DiceRequest | None, players: Seq
             raise IllegalAction("seats", f"there is no seat {event.seat!r} at this table (seats 0..{len(players) - 1})")
         if request.seat is not None and event.seat != request.seat:
             raise IllegalAction("turn order", f"it is {players[request.seat]}'s throw, not {players[event.seat]}'s")
-    values = tuple(event.values)
-    if len(values) != request.count:
-        verb = "is" if request.count == 1 else "are"
-        raise IllegalAction(
-            "dice in play", f"{dice_words(request.kind, request.count)} {verb} in play but {len(values)} were read"
-        )
-    for face in values:
-        if request.kind == "chance" and face not in COLOURS:
-            raise IllegalAction("faces", f"a chance cube shows red or blue, not {face!r}")
-        if request.kind != "chance" and not is_pip(face, 6):
-            raise IllegalAction("faces", f"a spike die shows 1 to 6, not {face!r}")
-    return values
+    return request.check(event.values)
 
 
 def random_reading(request: DiceRequest | None, rng: random.Random) -> DiceObserved:

@@ -1,10 +1,12 @@
 """The reveal flow: camera frames in, a reading offered to the table out.
 
-- `desk.RevealDesk`: the one thread that owns the camera, reads the dice when they are
-  ready (or when asked) and offers the reading to the table.
-- `sight`: what the reader saw (`Sight`), the checks made on it (`check_sight`,
-  `same_throw`), the photo the slate shows (`encode_photo`), and the reader and
-  ready-signal interfaces the desk is given.
+- `desk.RevealDesk`: the one thread that owns the camera and carries out what the step
+  decides; `step.RevealStep`: those decisions, one frame at a time, with no thread and no
+  clock (when to read, a nudge that is not a new throw, a covered table, what to offer).
+- `sight`: what the reader saw (`Sight`), a nudge told from a new throw (`same_throw`),
+  the photo the slate shows (`encode_photo`), and the reader, ready-signal and table
+  interfaces the desk is given. Whether a reading fits the game (how many dice, which
+  faces) is the rules' to say: `DiceRequest.misfit`.
 - `vision_reader.VisionReader`: hardware.vision behind those interfaces;
   `settled.SettledScene`: a plain still-picture check when the vision cannot load.
 - `jobs`: what other threads ask of the camera thread.
@@ -13,13 +15,14 @@
 from hardware.reveal.desk import RevealDesk
 from hardware.reveal.jobs import Ask, CameraJob, CameraJobFailed
 from hardware.reveal.settled import SettledScene
+from hardware.reveal.step import Outcome, RevealStep, Watch
 from hardware.reveal.sight import (
     CAMERA_KINDS,
     PHOTO_WIDTH,
     DiceReader,
     ReadySignal,
+    RevealTable,
     Sight,
-    check_sight,
     encode_photo,
     same_throw,
 )
@@ -32,12 +35,15 @@ __all__ = [
     "CameraJob",
     "CameraJobFailed",
     "DiceReader",
+    "Outcome",
     "ReadySignal",
     "RevealDesk",
+    "RevealStep",
+    "RevealTable",
     "SettledScene",
     "Sight",
     "VisionReader",
-    "check_sight",
+    "Watch",
     "empty_table_of",
     "encode_photo",
     "same_throw",

@@ -1,16 +1,15 @@
 """What the reader saw in one frame, in the table's terms, and the checks made on it.
 
-`Sight` is one reading of one frame; `check_sight` flags a reading that cannot be what
-the game expects; `same_throw` tells a nudged die from a new throw; `encode_photo` makes
+`Sight` is one reading of one frame; `same_throw` tells a nudged die from a new throw; `encode_photo` makes
 the JPEG the slate shows. `DiceReader` and `ReadySignal` are what the reveal desk is
-given to read frames and to know when to.
+given to read frames and to know when to; `RevealTable` is what it asks of the table.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, Sequence
 
 import cv2
 import numpy as np
@@ -39,26 +38,29 @@ class DiceReader(Protocol):
     def read(self, frame: np.ndarray, kind: str, expect: int | None = None) -> Sight: ...
 
 
+class RevealTable(Protocol):
+    """What the reveal desk asks of the table (companion.table.Table is one)."""
+
+    def expected_dice(self) -> Any:
+        """The DiceRequest the game waits for, or None: its kind, count and seat, and
+        `misfit(values)`, the rules' word on whether a reading can be it."""
+
+    def readings_in_force(self) -> int:
+        """How many dice readings the game has in force."""
+
+    def offer_reading(self, values: Sequence[Any], *, boxes: Sequence[Sequence[int]] = (),
+                      confidences: Sequence[float] = (), flagged: bool = False, reason: str | None = None,
+                      photo: bytes | None = None, unsure: Sequence[int] = (), readings: int | None = None) -> str:
+        """Apply the reading or hold it for the host: "applied", "held", "stale" or "ignored"."""
+
+    def set_device_status(self, device: str, status: str, message: str = "") -> None: ...
+
+
 class ReadySignal(Protocol):
     """hardware.vision.ReadyToRead: feed(frame, t) -> state whose .value is "ready" when to read.
     It may also have mark_read(frame): that scene was read, do not say "ready" for it."""
 
     def feed(self, frame: np.ndarray, t: float) -> Any: ...
-
-
-def check_sight(sight: Sight, kind: str, count: int) -> Sight:
-    """Flag a reading that cannot be what the game expects (count or kind of dice)."""
-    if sight.flagged:
-        return sight
-    if len(sight.values) != count:
-        seen = len(sight.values)
-        return _flag(sight, f"the camera saw {seen} {'die' if seen == 1 else 'dice'} but {count} "
-                            f"{'is' if count == 1 else 'are'} in play: check the photo")
-    wanted = ("red", "blue") if kind == "chance" else (1, 2, 3, 4, 5, 6)
-    odd = [v for v in sight.values if v not in wanted or isinstance(v, bool)]
-    if odd:
-        return _flag(sight, f"the camera read {odd[0]!r}, which is not a face of the {kind} dice in play")
-    return sight
 
 
 def same_throw(now: Sight, before: Sight) -> bool:
@@ -80,10 +82,6 @@ def same_throw(now: Sight, before: Sight) -> bool:
             return False
         left.pop(i)
     return True
-
-
-def _flag(sight: Sight, reason: str) -> Sight:
-    return dataclasses.replace(sight, flagged=True, reason=reason)
 
 
 def encode_photo(image: np.ndarray, sight: Sight | None = None, quality: int = 85) -> tuple[bytes, Sight | None]:
