@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import http.cookiejar
 import json
-import os
 import re
 import signal
-import subprocess
-import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
+from serving import ServeProcess
 
 from companion.rules import ChipCall, DiceObserved
 from companion.simulate import simulate
@@ -28,38 +25,13 @@ PIN = "135790"
 PLAYERS = ["Ann", "Ben", "Cara"]
 
 
-class Companion:
+class Companion(ServeProcess):
     """One `companion serve` process and a logged-in host session against it."""
 
     def __init__(self, config: Path, data_dir: Path):
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "companion", "serve", "--config", str(config), "--data-dir", str(data_dir),
-             "--port", "0"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        self.output: list[str] = []
-        self.port = self._wait_for_port()
+        super().__init__(config, data_dir, start_seconds=15)
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
         self.csrf = self._login()
-
-    def _wait_for_port(self) -> int:
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            line = self.process.stdout.readline()
-            if not line:
-                break
-            self.output.append(line)
-            found = re.match(r"Slate:\s+http://[\d.]+:(\d+)/", line)
-            if found:
-                self._drainer = threading.Thread(target=self._drain, daemon=True)
-                self._drainer.start()
-                return int(found.group(1))
-        self.process.kill()
-        raise AssertionError("companion serve did not start:\n" + "".join(self.output))
-
-    def _drain(self) -> None:
-        for line in self.process.stdout:
-            self.output.append(line)
 
     def _login(self) -> str:
         page = self.get("/host").decode()

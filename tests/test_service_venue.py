@@ -6,24 +6,23 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import re
 import select
 import socket
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from serving import ServeProcess
 
 pytestmark = pytest.mark.slow
 
 PIN = "135791"
 
 
-class Served:
+class Served(ServeProcess):
     """One `companion serve` process."""
 
     def __init__(self, tmp: Path, extra_config: str = ""):
@@ -32,31 +31,7 @@ class Served:
         config = tmp / "config.toml"
         config.write_text(f'[host]\npin = "{PIN}"\n[web]\nhost = "127.0.0.1"\nthreads = 24\n{extra_config}',
                           encoding="utf-8")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "companion", "serve", "--config", str(config), "--data-dir", str(self.data_dir),
-             "--port", "0"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        self.output: list[str] = []
-        self.port = self._wait_for_port()
-
-    def _wait_for_port(self) -> int:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            line = self.process.stdout.readline()
-            if not line:
-                break
-            self.output.append(line)
-            found = re.match(r"Slate:\s+http://[\d.]+:(\d+)/", line)
-            if found:
-                threading.Thread(target=self._drain, daemon=True).start()
-                return int(found.group(1))
-        self.process.kill()
-        raise AssertionError("companion serve did not start:\n" + "".join(self.output))
-
-    def _drain(self) -> None:
-        for line in self.process.stdout:
-            self.output.append(line)
+        super().__init__(config, self.data_dir)
 
     def connect(self, source: str = "127.0.0.1", timeout: float = 5) -> socket.socket:
         return socket.create_connection(("127.0.0.1", self.port), timeout=timeout, source_address=(source, 0))

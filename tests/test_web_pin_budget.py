@@ -45,12 +45,18 @@ def test_guesses_come_back_at_250_a_day_and_the_right_pin_spends_none():
     assert guard.budget.left == 50  # never more than the burst in hand
 
 
-def test_a_restart_keeps_the_spent_budget_and_a_new_pin_starts_afresh(tmp_path):
+def spent(tmp_path):
+    """(the wall clock, the budget file) after 50 wrong guesses: the whole burst spent."""
     wall = [1_000_000.0]
     path = tmp_path / "pin-budget.json"
     guard = PinGuard("482913", key="k", budget_file=path, wall_clock=lambda: wall[0])
     for i in range(50):
         guess(guard, f"c{i}")
+    return wall, path
+
+
+def test_a_restart_keeps_the_spent_budget_and_a_new_pin_starts_afresh(tmp_path):
+    wall, path = spent(tmp_path)
     assert "482913" not in path.read_text()
     again = PinGuard("482913", key="k", budget_file=path, wall_clock=lambda: wall[0])
     assert guess(again, "c", "482913") == "no guesses left"
@@ -59,11 +65,7 @@ def test_a_restart_keeps_the_spent_budget_and_a_new_pin_starts_afresh(tmp_path):
 
 
 def test_a_clock_set_back_gives_no_guesses_back(tmp_path):
-    wall = [1_000_000.0]
-    path = tmp_path / "pin-budget.json"
-    guard = PinGuard("482913", key="k", budget_file=path, wall_clock=lambda: wall[0])
-    for i in range(50):
-        guess(guard, f"c{i}")
+    wall, path = spent(tmp_path)
     wall[0] = 10.0  # a Pi without a clock boots in 1970
     again = PinGuard("482913", key="k", budget_file=path, wall_clock=lambda: wall[0])
     assert again.budget.left == 0

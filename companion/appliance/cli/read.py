@@ -32,24 +32,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help="companion config TOML; its [vision] section gives defaults")
 
 
-def _count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a count of dice is a whole number, not {text!r}") from None
-    if not 0 <= n <= 100:
-        raise argparse.ArgumentTypeError(f"a count of dice is 0 to 100, not {n}")
-    return n
+def _bounded(parse, what: str, kind: str, lo: float, hi: float):
+    """An argparse type: `parse` the text, and refuse it unless lo <= value <= hi."""
+    def check(text: str):
+        try:
+            value = parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} is {kind}, {lo} to {hi}, not {text!r}") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{what} is {kind}, {lo} to {hi}, not {text}")
+        return value
+    return check
 
 
-def _pixels(text: str) -> float:
-    try:
-        px = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a die's size is a number of pixels, not {text!r}") from None
-    if not 6 <= px <= 4000:
-        raise argparse.ArgumentTypeError(f"a die's size is 6 to 4000 pixels, not {text}")
-    return px
+_count = _bounded(int, "a count of dice", "a whole number", 0, 100)
+_pixels = _bounded(float, "a die's size", "a number of pixels", 6, 4000)
 
 
 def _settings(args):
