@@ -1,9 +1,11 @@
 """Find dice: candidate centres and sizes from the centre-heatmap model.
 
-The frame (or its ROI) is shrunk so its long side is WORK_SIDE pixels, standardised per
-channel (so table colour and exposure matter less), and the model marks die centres at
-stride 4. Peaks become candidates; whether each is really a die is settled later by the
-face model and the scene checks in reader.py.
+The frame (or its ROI) is looked at as a pyramid: shrunk so its long side is WORK_SIDE
+pixels, a half and a quarter of that (and, when the reader must look harder, at its own
+pixels), each level standardised per channel with the working view's statistics (so table
+colour and exposure matter less). The model marks die centres at stride 4; each level keeps
+the dice of the sizes it sees well. Whether each candidate is really a die is settled later
+by the face model and the scene checks in reader.py.
 """
 
 from __future__ import annotations
@@ -133,8 +135,8 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
 
     Each level keeps the candidates whose size is in the model's band at that level (the
     coarsest also bigger ones; smaller ones are specks or pips, or dice a finer level
-    finds). A small candidate lying inside a bigger, sure one is a pip or mark of that die;
-    of two candidates for one die (found at two levels), the surer stays. `levels`: a dict
+    finds). Of two candidates for one die (found at two levels), the surer stays; one much
+    smaller inside another is left for the reader to judge (`inside`). `levels`: a dict
     kept between looks at one frame, so a level already run is not run again."""
     frame, x0, y0 = region_of(frame, roi)
     h, w = frame.shape[:2]

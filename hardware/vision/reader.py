@@ -79,7 +79,8 @@ class Look:
 
 FIRST_LOOK = Look()
 # When the dice found are not the count the game waits for: every level, then lower
-# cut-offs; the first look whose count is right is taken (and still flagged if unsure).
+# cut-offs; the first look whose count is right is taken (and still flagged if unsure),
+# else the nearest. Without a count, the first of these is the only look.
 HARDER = (Look(finest=True), Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35))
 
 
