@@ -67,7 +67,7 @@ class Table:
             current: tuple[str, Session] | None = None
             for n, (game_id, record) in enumerate(pending):
                 try:
-                    session = Session(record)
+                    session = Session.of(record)
                 except RulesError as exc:
                     if n == len(pending) - 1:
                         raise
@@ -111,7 +111,7 @@ class Table:
         stored in one go: an import cut short leaves nothing, never a half game that a
         restart would take for the game in progress.
         """
-        session = Session(record)
+        session = Session.of(record)
         with self._lock:
             meta = dict(record.meta)
             meta["imported"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))
@@ -126,8 +126,7 @@ class Table:
 
     def submit(self, event: Event) -> None:
         with self._lock:
-            session = self._require()
-            self._commit(lambda: session.submit(event))
+            self._commit(lambda session: session.submitted(event))
 
     def press(self, seat: int | None, button: str) -> bool:
         """A table button (real or virtual). False when it means nothing now."""
@@ -149,7 +148,7 @@ class Table:
             if event is None:
                 log.debug("press %s/%s ignored in phase %s", seat, button, session.prompt().phase)
                 return False
-            self._commit(lambda: session.submit(event))
+            self._commit(lambda current: current.submitted(event))
             return True
 
     def undo(self, expect: int | None = None) -> None:
@@ -162,43 +161,42 @@ class Table:
             if expect is not None and live and live[-1][0] != expect:
                 raise IllegalAction("undo", "the last action changed while you tapped Undo (a new one came in): "
                                             "look at the list again, then undo if it is still wanted")
-            self._commit(session.undo)
+            self._commit(Session.undone)
 
     def amend(self, target: int, event: Event) -> None:
         with self._lock:
-            session = self._require()
-            self._commit(lambda: session.amend(target, event))
+            self._commit(lambda session: session.amended(target, event))
 
     def end_game(self, reason: str = "ended by the host") -> None:
         with self._lock:
-            session = self._require()
-            self._commit(lambda: session.end(reason))
+            self._commit(lambda session: session.ended(reason))
 
-    def _commit(self, change: Callable[[], Event], *, stored: Callable[[int], None] | None = None) -> None:
+    def _commit(self, change: Callable[[Session], Session], *, stored: Callable[[int], None] | None = None) -> None:
         """Apply, store, then tell everyone once.
 
-        `stored(index)` runs after the event is safely stored and before the one
-        publication, for what goes with the event (a reading's photo).
+        `change(session)` is the next session; it is kept only once the store has its new
+        event (when the store fails, the table keeps the session it had). `stored(index)`
+        runs after the event is safely stored and before the one publication, for what goes
+        with the event (a reading's photo).
         """
-        session = self._require()
-        before = (session._record, session._state)  # restore if the store fails
-        was_over = session.finished
-        event = change()
+        before = self._require()
+        session = change(before)
+        event = session.last_event
         index = len(session.record.events) - 1
         # An undo that takes back a game's end puts it in play again: the store is told
         # first, so a restart resumes it. Cut off between the two, the store holds the game
         # unfinished with its events over, which resume() finishes again: as before the undo.
-        reopened = was_over and not session.finished and not self._end_unsaved
+        reopened = before.finished and not session.finished and not self._end_unsaved
         try:
             if reopened:
                 self.store.reopen(self._game_id)
             self.store.append(self._game_id, index, event)
         except Exception:
-            session._record, session._state = before
             log.exception("could not store event %d of game %s; it was not applied", index, self._game_id)
             if reopened:  # the game is over again: its end back in the store, or stored later
                 self._file_end()
             raise
+        self._session = session
         log.info("game %s event %d: %s", self._game_id, index, json.dumps(_public_event(event)))
         if session.finished:
             self._file_end()
@@ -278,10 +276,9 @@ class Table:
             boxes_t = tuple(tuple(int(v) for v in b) for b in boxes)
             conf_t = tuple(float(c) for c in confidences)
             if not flagged:
-                session = self._require()
                 event = DiceObserved(values=tuple(values), seat=request.seat, source=source)
                 try:
-                    self._commit(lambda: session.submit(event),
+                    self._commit(lambda session: session.submitted(event),
                                  stored=lambda index: self._reading_applied(index, photo_id, values, boxes_t, conf_t))
                 except IllegalAction as exc:
                     reason = str(exc)
@@ -303,7 +300,7 @@ class Table:
             if request is None:
                 raise IllegalAction("no reading expected", "the game is not waiting for dice now")
             held = self._held
-            session = self._require()
+            self._require()
             if readings is not None and readings != self.readings_in_force():
                 raise IllegalAction("the dice were read meanwhile",
                                     "a reading came in while you were entering dice: look at the last reading, "
@@ -316,7 +313,7 @@ class Table:
                     boxes = held.boxes if len(held.boxes) == len(values) else ()
                     self._reading_applied(index, held.photo_id, values, boxes, ())
 
-            self._commit(lambda: session.submit(event), stored=stored)
+            self._commit(lambda session: session.submitted(event), stored=stored)
 
     def readings_in_force(self) -> int:
         """How many dice readings the game has in force: a reading or a fix made against

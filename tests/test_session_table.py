@@ -16,27 +16,27 @@ from companion.table import NoGame, Table
 
 def test_a_refused_event_leaves_the_session_unchanged():
     session = Session.new("toy", ["Ann", "Ben"])
-    session.submit(ChipCall(0, "green"))
+    session = session.submitted(ChipCall(0, "green"))
     before = (session.record, session.state)
     with pytest.raises(IllegalAction):
-        session.submit(DiceObserved(("red",)))
+        session.submitted(DiceObserved(("red",)))
     assert (session.record, session.state) == before
 
 
 def test_undo_with_nothing_to_undo_is_refused():
     session = Session.new("toy", ["Ann", "Ben"])
     with pytest.raises(IllegalAction, match="nothing to undo"):
-        session.undo()
+        session.undone()
     assert session.record.events == ()
 
 
 def test_an_amend_that_breaks_later_events_is_refused_and_changes_nothing():
     session = Session.new("toy", ["Ann", "Ben"], {"turns": 1})
     for ev in (ChipCall(0, "green"), ChipCall(1, "green"), DiceObserved(("red",))):
-        session.submit(ev)
+        session = session.submitted(ev)
     before = session.record
     with pytest.raises(IllegalAction, match="does not fit"):
-        session.amend(2, DiceObserved(("red", "blue")))
+        session.amended(2, DiceObserved(("red", "blue")))
     assert session.record == before
 
 
