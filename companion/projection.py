@@ -46,8 +46,8 @@ def held_view(held: HeldReading | None) -> dict[str, Any] | None:
         return None
     return {
         "values": list(held.values), "reason": held.reason, "photo": held.photo_id,
-        "dice": [{"value": v, "box": list(held.boxes[i]) if i < len(held.boxes) else None,
-                  "unsure": i in held.unsure} for i, v in enumerate(held.values)],
+        "dice": [{"value": v, "box": held.reading.box(i), "unsure": i in held.reading.unsure}
+                 for i, v in enumerate(held.values)],
     }
 
 

@@ -18,7 +18,7 @@ import time
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from companion.projection import held_view, host_events, public_snapshot
-from companion.readings import HeldReading, Offered, RevealPhotos
+from companion.readings import HeldReading, Offered, OfferedReading, RevealPhotos
 from companion.rules import DiceObserved, Event, GameRecord, IllegalAction, RulesError
 from companion.session import Session
 from companion.store import MemoryStore, Store
@@ -253,15 +253,13 @@ class Table:
                 return None
             return self._session.prompt().dice
 
-    def offer_reading(self, values: Sequence[Any], *, boxes: Sequence[Sequence[int]] = (),
-                      confidences: Sequence[float] = (), flagged: bool = False, reason: str | None = None,
-                      photo: bytes | None = None, source: str = "camera", unsure: Sequence[int] = (),
+    def offer_reading(self, reading: OfferedReading, *, photo: bytes | None = None,
                       readings: int | None = None) -> Offered:
         """A reading from the camera: applied when it fits, else held for the host, who is
-        shown which dice the reader doubts (`unsure`, indices into `values`). `readings`: how
-        many readings were in force when the frame was taken; if one has come in since (the
-        host typed the dice while the camera read them), this one is for a throw already
-        settled and is dropped, not given to the next.
+        shown which dice the reader doubts (`reading.unsure`). `readings`: how many readings
+        were in force when the frame was taken; if one has come in since (the host typed the
+        dice while the camera read them), this one is for a throw already settled and is
+        dropped, not given to the next.
 
         Returns what became of it (`Offered`).
         """
@@ -273,19 +271,17 @@ class Table:
                 log.info("a camera reading came after the dice it read were entered: dropped")
                 return Offered.STALE
             photo_id = self._photos.keep(photo)
-            boxes_t = tuple(tuple(int(v) for v in b) for b in boxes)
-            conf_t = tuple(float(c) for c in confidences)
-            if not flagged:
-                event = DiceObserved(values=tuple(values), seat=request.seat, source=source)
+            reason = reading.reason
+            if not reading.flagged:
+                event = DiceObserved(values=reading.values, seat=request.seat, source="camera")
                 try:
                     self._commit(lambda session: session.submitted(event),
-                                 stored=lambda index: self._reading_applied(index, photo_id, values, boxes_t, conf_t))
+                                 stored=lambda index: self._reading_applied(index, photo_id, reading))
                 except IllegalAction as exc:
                     reason = str(exc)
                 else:
                     return Offered.APPLIED
-            self._held = HeldReading(tuple(values), boxes_t, conf_t, reason or "the reader is unsure", photo_id,
-                                     frozenset(int(i) for i in unsure))
+            self._held = HeldReading(reading, reason or "the reader is unsure", photo_id)
             log.info("reading held for the host: %s", self._held.reason)
             self._publish()
             return Offered.HELD
@@ -300,7 +296,6 @@ class Table:
             if request is None:
                 raise IllegalAction("no reading expected", "the game is not waiting for dice now")
             held = self._held
-            self._require()
             if readings is not None and readings != self.readings_in_force():
                 raise IllegalAction("the dice were read meanwhile",
                                     "a reading came in while you were entering dice: look at the last reading, "
@@ -310,8 +305,8 @@ class Table:
             def stored(index: int) -> None:
                 self._held = None
                 if held is not None and held.photo_id is not None:  # else the last photo stays as it was
-                    boxes = held.boxes if len(held.boxes) == len(values) else ()
-                    self._reading_applied(index, held.photo_id, values, boxes, ())
+                    fixed = OfferedReading(tuple(values), boxes=held.boxes_for(values))
+                    self._reading_applied(index, held.photo_id, fixed)
 
             self._commit(lambda session: session.submitted(event), stored=stored)
 
@@ -322,10 +317,10 @@ class Table:
             session = self._session
             return 0 if session is None else sum(1 for _, e in session.live_events() if isinstance(e, DiceObserved))
 
-    def _reading_applied(self, index, photo_id, values, boxes, confidences) -> None:
+    def _reading_applied(self, index: int, photo_id: int | None, reading: OfferedReading) -> None:
         """The reading at record `index` is in force: no reading is held, its photo is shown."""
         self._held = None
-        self._photos.applied(index, photo_id, values, boxes, confidences)
+        self._photos.applied(index, photo_id, reading)
 
     def photo(self, photo_id: int, *, held_too: bool = False) -> bytes | None:
         """A kept photo of the dice, once its reading is in force. A held reading's photo

@@ -406,8 +406,8 @@ class _AlwaysWaiting:
     def readings_in_force(self):
         return len(self.offers)
 
-    def offer_reading(self, values, **_):
-        self.offers.append(tuple(values))
+    def offer_reading(self, reading, **_):
+        self.offers.append(reading.values)
         return "applied"
 
     def set_device_status(self, *_):
