@@ -17,7 +17,7 @@ import threading
 import time
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from companion.projection import held_view, host_events, public_snapshot
+from companion.projection import SeatsView, game_entry, host_view, public_snapshot
 from companion.readings import HeldReading, Offered, OfferedReading, RevealPhotos
 from companion.rules import DiceObserved, Event, GameRecord, IllegalAction, RulesError
 from companion.session import Session
@@ -363,10 +363,18 @@ class Table:
     def host_view(self) -> dict[str, Any]:
         """The public state plus what the host needs to correct it (still no secrets)."""
         with self._lock:
-            view = self.snapshot()
-            view["held_reading"] = held_view(self._held)
-            view["events"] = host_events(self._session)
-            return view
+            return host_view(self.snapshot(), self._held, self._session)
+
+    def game_entry(self, game_id: str) -> dict[str, Any] | None:
+        """A stored game as the history pages and the API show it (None: no such game)."""
+        with self._lock:
+            current_id, current = self._game_id, self._session
+        return game_entry(self.store, game_id, current_id, current)
+
+    def seats_view(self) -> SeatsView:
+        """The seats as their lights show them."""
+        with self._lock:
+            return SeatsView.of(self._session)
 
     def public_record(self, game_id: str | None = None) -> GameRecord | dict[str, Any]:
         """A game's record as JSON data, with unrevealed secrets hidden."""

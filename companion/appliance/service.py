@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials
+from companion.projection import SeatsView
 from companion.rules import BadRecord, IllegalAction, UnknownGame
 from companion.store import SqliteStore
 from companion.table import Table
@@ -287,7 +288,7 @@ class TableService:
                 continue
             seq = change[0]
             try:
-                self.lights.show(light_states(self.table.snapshot(), self.config.gpio.seat_numbers()))
+                self.lights.show(light_states(self.table.seats_view(), self.config.gpio.seat_numbers()))
             except Exception:
                 log.exception("the seat lights could not be set")
 
@@ -355,30 +356,14 @@ class TableService:
                 signal.signal(sig, handler)
 
 
-def light_states(snapshot: dict[str, Any], seats: list[int]):
-    """Seat lights from the public snapshot: blink = this seat is to act, steady = call in.
+def light_states(seats_view: SeatsView, seats: list[int]):
+    """The seat lights for the seats' view: blink = this seat is to act, steady = call in.
 
-    Only *that* a seat has called is shown, never what: the snapshot has no secret.
+    Only *that* a seat has called is shown, never what: the view has no secret.
     """
     from hardware.gpio import LightState
 
-    prompt = snapshot.get("prompt") or {}
-    slate = snapshot.get("slate") or {}
-    if not prompt or slate.get("finished"):
-        return {}
-    players = len(slate.get("players") or [])
-    waiting = set(prompt.get("waiting") or [])
-    acting = set(prompt.get("seats") or [])
-    calling = "chip_call" in (prompt.get("wants") or []) or bool(waiting)
-    states = {}
-    for seat in seats:
-        if seat >= players:
-            continue
-        if calling:
-            states[seat] = LightState.TURN if seat in waiting else LightState.CALL_IN
-        elif seat in acting:
-            states[seat] = LightState.TURN
-    return states
+    return {seat: LightState(cue.value) for seat, cue in seats_view.cues(seats).items()}
 
 
 def vision_ready(vision_config) -> Callable[[], Any]:
