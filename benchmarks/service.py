@@ -263,19 +263,19 @@ def play_over_http(proc: Process, game: str, seed: int, *, camera: bool) -> int:
                 proc.post("/host/press", {"seat": event.seat, "button": event.chip})
             else:
                 proc.post("/host/event", event.to_dict())
-            mirror.submit(event)
+            mirror = mirror.submitted(event)
         elif camera and request.kind in CAMERA_KINDS:
             answer = proc.post("/host/reveal", {})
             if not answer["message"].startswith("read"):  # held for the host: type in what "they see"
                 proc.post("/host/dice", {"values": list(rules.sample_reading(mirror.state, rng).values)})
                 held += 1
             last = json.loads(proc.get("/host/state"))["events"][-1]
-            mirror.submit(DiceObserved(tuple(last["values"]), seat=request.seat))
+            mirror = mirror.submitted(DiceObserved(tuple(last["values"]), seat=request.seat))
             requests += 2
         else:
             event = rules.sample_reading(mirror.state, rng)
             proc.post("/host/dice", {"values": list(event.values)})
-            mirror.submit(DiceObserved(event.values, seat=request.seat))
+            mirror = mirror.submitted(DiceObserved(event.values, seat=request.seat))
         requests += 1
     proc.held = getattr(proc, "held", 0) + held
     return requests

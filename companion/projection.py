@@ -1,17 +1,25 @@
-"""Views of the table's state: what the slate, the API and the host panel are shown.
+"""Views of the table's state: what the slate, the API, the host panel, the history pages
+and the seat lights are shown.
 
-Built from the session and what the table keeps beside it (device status, the reveal
-photo, the reading held for the host); nothing here changes state, and nothing secret
+Every view is built here from the same source: the session (its prompt, slate and public
+record) and what the table keeps beside it (device status, the reveal photo, the reading
+held for the host, the stored games). Nothing here changes state, and nothing secret
 reaches a view: the slate and the record are their public projections.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Mapping
 
 from companion.readings import HeldReading
-from companion.rules import Prompt
+from companion.rules import BadRecord, Prompt, effective_events
 from companion.session import Session
+from companion.store import Store
+
+#: Host corrections: events of the record that are never "in force" themselves.
+CORRECTIONS = ("undo", "amend", "end_game")
 
 
 def public_snapshot(seq: int, game_id: str | None, devices: Mapping[str, dict[str, str]], session: Session | None,
@@ -46,9 +54,14 @@ def held_view(held: HeldReading | None) -> dict[str, Any] | None:
         return None
     return {
         "values": list(held.values), "reason": held.reason, "photo": held.photo_id,
-        "dice": [{"value": v, "box": list(held.boxes[i]) if i < len(held.boxes) else None,
-                  "unsure": i in held.unsure} for i, v in enumerate(held.values)],
+        "dice": [{"value": v, "box": held.reading.box(i), "unsure": i in held.reading.unsure}
+                 for i, v in enumerate(held.values)],
     }
+
+
+def host_view(snapshot: dict[str, Any], held: HeldReading | None, session: Session | None) -> dict[str, Any]:
+    """The public snapshot plus what the host needs to correct it (still no secrets)."""
+    return dict(snapshot, held_reading=held_view(held), events=host_events(session))
 
 
 def host_events(session: Session | None) -> list[dict[str, Any]]:
@@ -59,3 +72,69 @@ def host_events(session: Session | None) -> list[dict[str, Any]]:
     record = session.record.to_dict(public=True)
     live = {i for i, _ in session.live_events()}
     return [dict(e, index=i, in_force=i in live) for i, e in enumerate(record["events"])]
+
+
+def game_entry(store: Store, game_id: str, current_id: str | None,
+               current: Session | None) -> dict[str, Any] | None:
+    """A stored game as the history pages and the API show it: its summary, public record,
+    final slate (the running game's current one) and events; None when there is none.
+    `current_id`/`current`: the game in progress, whose record and slate are the session's."""
+    summary = next((g for g in store.list_games() if str(g.get("id")) == game_id), None)
+    if summary is None:
+        return None
+    running = current if current is not None and summary["id"] == current_id else None
+    try:
+        record = store.load(summary["id"])
+    except (KeyError, LookupError):
+        return None
+    public = (running.record if running is not None else record).to_dict(public=True)
+    slate = summary.get("slate")
+    if slate is None and running is not None:
+        slate = running.slate().to_json()
+    try:
+        live = {i for i, _ in effective_events(record.events)}
+    except BadRecord:
+        live = set(range(len(record.events)))
+    events = [dict(e, index=i, in_force=i in live, correction=e["kind"] in CORRECTIONS)
+              for i, e in enumerate(public["events"])]
+    return {"id": summary["id"], "summary": summary, "record": public, "slate": slate, "events": events}
+
+
+class SeatCue(Enum):
+    """What a seat's light says: this seat is to act (blinking), or its call is in (steady)."""
+
+    TURN = "turn"
+    CALL_IN = "call-in"
+
+
+@dataclass(frozen=True)
+class SeatsView:
+    """The seats as their lights show them: who is to act and who has called, never what."""
+
+    players: int = 0  # no game: no seat is lit
+    finished: bool = False
+    acting: frozenset[int] = frozenset()
+    waiting: frozenset[int] = frozenset()
+    calling: bool = False  # a call round: every seat in play is lit, blinking until it calls
+
+    @classmethod
+    def of(cls, session: Session | None) -> "SeatsView":
+        if session is None:
+            return cls()
+        prompt, slate = session.prompt(), session.slate()
+        return cls(players=len(slate.players), finished=slate.finished, acting=frozenset(prompt.seats),
+                   waiting=frozenset(prompt.waiting), calling="chip_call" in prompt.wants or bool(prompt.waiting))
+
+    def cues(self, seats: list[int]) -> dict[int, SeatCue]:
+        """The cue of each of `seats` (those with a light) that has one."""
+        if self.finished:
+            return {}
+        cues = {}
+        for seat in seats:
+            if seat >= self.players:
+                continue
+            if self.calling:
+                cues[seat] = SeatCue.TURN if seat in self.waiting else SeatCue.CALL_IN
+            elif seat in self.acting:
+                cues[seat] = SeatCue.TURN
+        return cues

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Sequence
 
 from companion.rules import DiceObserved
 from companion.session import Session
@@ -29,15 +29,49 @@ class Offered(StrEnum):
 
 
 @dataclass(frozen=True)
-class HeldReading:
-    """A camera reading the table must confirm: flagged, or not fitting the game."""
+class OfferedReading:
+    """One reading of the dice as the camera offers it to the table: the faces, each die's
+    box in the photo and the reader's confidence (either may be missing), and whether the
+    reader wants the host to look (`flagged`, with a `reason`; `unsure`: the indices of
+    the dice it doubts, marked on the host panel)."""
 
     values: tuple[Any, ...]
-    boxes: tuple[tuple[int, int, int, int], ...]
-    confidences: tuple[float, ...]
+    boxes: tuple[tuple[int, ...], ...] = ()
+    confidences: tuple[float, ...] = ()
+    flagged: bool = False
+    reason: str | None = None
+    unsure: frozenset[int] = frozenset()
+
+    def __post_init__(self) -> None:
+        # Readers hand in lists and numpy numbers: kept as plain, hashable values.
+        object.__setattr__(self, "values", tuple(self.values))
+        object.__setattr__(self, "boxes", tuple(tuple(int(v) for v in box) for box in self.boxes))
+        object.__setattr__(self, "confidences", tuple(float(c) for c in self.confidences))
+        object.__setattr__(self, "unsure", frozenset(int(i) for i in self.unsure))
+
+    def box(self, die: int) -> list[int] | None:
+        """Die `die`'s box in the photo, as JSON has it; None when the reading has none."""
+        return list(self.boxes[die]) if die < len(self.boxes) else None
+
+    def confidence(self, die: int) -> float | None:
+        return self.confidences[die] if die < len(self.confidences) else None
+
+
+@dataclass(frozen=True)
+class HeldReading:
+    """A camera reading the table must confirm: flagged, or not fitting the game (`reason`)."""
+
+    reading: OfferedReading
     reason: str
     photo_id: int | None
-    unsure: frozenset[int] = frozenset()  # the dice the reader doubts, marked on the host panel
+
+    @property
+    def values(self) -> tuple[Any, ...]:
+        return self.reading.values
+
+    def boxes_for(self, values: Sequence[Any]) -> tuple[tuple[int, ...], ...]:
+        """The held boxes for the host's fix of it: kept when the fix has as many dice."""
+        return self.reading.boxes if len(self.reading.boxes) == len(values) else ()
 
 
 class RevealPhotos:
@@ -62,18 +96,15 @@ class RevealPhotos:
             self._shown.discard(oldest)
         return photo_id
 
-    def applied(self, index: int, photo_id: int | None, values, boxes, confidences) -> None:
+    def applied(self, index: int, photo_id: int | None, reading: OfferedReading) -> None:
         """The reading at record `index` is in force: its photo is public and the reveal photo."""
         if photo_id is not None:
             self._shown.add(photo_id)
         self._reveal = None if photo_id is None else {
             "id": photo_id,
             "event": index,
-            "dice": [
-                {"value": v, "box": list(boxes[i]) if i < len(boxes) else None,
-                 "confidence": confidences[i] if i < len(confidences) else None}
-                for i, v in enumerate(values)
-            ],
+            "dice": [{"value": v, "box": reading.box(i), "confidence": reading.confidence(i)}
+                     for i, v in enumerate(reading.values)],
         }
 
     def forget_reveal(self) -> None:

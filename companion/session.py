@@ -1,12 +1,14 @@
 """A game in progress: an append-only record and the state it folds to.
 
-Pure: no I/O, no clock, no threads. The table service (`companion.table`) wraps it
-with storage and listeners. Every change is all-or-nothing: the new state is computed
-first and the record grows only when the rules accept the event.
+Pure: no I/O, no clock, no threads. A session is a value: every change returns a new
+session and leaves the old one as it was, so the table service (`companion.table`), which
+wraps it with storage and listeners, keeps the old value when the store refuses the new
+one. Every change is all-or-nothing: the rules accept the event or nothing is returned.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from companion.rules import (
@@ -23,16 +25,25 @@ from companion.rules import (
     get_game,
     replay,
 )
-from companion.rules.game import GameState
+from companion.rules.game import Game, GameState
 
 
+@dataclass(frozen=True)
 class Session:
-    """One game: its record, its state, and the operations the table may perform."""
+    """One game: its record, the state it folds to, and the changes the table may make.
 
-    def __init__(self, record: GameRecord):
-        self.game = get_game(record.game)
-        self._record = record
-        self._state = replay(record)  # BadRecord for a record that does not replay
+    Build one with `Session.new` (a new game) or `Session.of` (a stored record); the
+    changes (`submitted`, `undone`, `amended`, `ended`) return the next session.
+    """
+
+    record: GameRecord
+    state: GameState
+    game: Game = field(compare=False, repr=False)
+
+    @classmethod
+    def of(cls, record: GameRecord) -> "Session":
+        """The session a record folds to; BadRecord for a record that does not replay."""
+        return cls(record, replay(record), get_game(record.game))
 
     @classmethod
     def new(cls, game: str, players: Sequence[str], options: Mapping[str, Any] | None = None,
@@ -41,62 +52,57 @@ class Session:
         rules = get_game(game)
         start = rules.start(players, options)  # validates and resolves defaults
         record = GameRecord(game=rules.name, players=start.players, options=dict(start.options), meta=dict(meta or {}))
-        return cls(record)
+        return cls.of(record)
 
     # --- what the table sees --------------------------------------------------------
 
     @property
-    def record(self) -> GameRecord:
-        return self._record
-
-    @property
-    def state(self) -> GameState:
-        return self._state
-
-    @property
     def finished(self) -> bool:
-        return self._state.finished
+        return self.state.finished
+
+    @property
+    def last_event(self) -> Event:
+        """The event the latest change appended (the one the table stores)."""
+        return self.record.events[-1]
 
     def prompt(self) -> Prompt:
-        return self.game.prompt(self._state)
+        return self.game.prompt(self.state)
 
     def slate(self) -> Slate:
-        return self.game.slate(self._state)
+        return self.game.slate(self.state)
 
     def live_events(self) -> list[tuple[int, Event]]:
         """The events in force (after undo/amend) with their record index."""
-        return effective_events(self._record.events)
+        return effective_events(self.record.events)
 
-    # --- changes ----------------------------------------------------------------------
+    # --- changes: each returns the next session ---------------------------------------
 
-    def submit(self, event: Event) -> Event:
-        """Apply a game event; IllegalAction leaves everything unchanged."""
+    def submitted(self, event: Event) -> "Session":
+        """The session after a game event; IllegalAction when the rules refuse it."""
         if isinstance(event, (Undo, Amend, EndGame)):
             raise IllegalAction("corrections", "use undo, amend or end for host corrections")
-        self._state = self.game.apply(self._state, event)
-        self._record = self._record.appended(event)
-        return event
+        return Session(self.record.appended(event), self.game.apply(self.state, event), self.game)
 
-    def undo(self) -> Event:
-        """Take back the latest game event in force."""
+    def undone(self) -> "Session":
+        """The session with the latest game event in force taken back."""
         if not self.live_events():
             raise IllegalAction("undo", "there is nothing to undo")
-        return self._correct(Undo())
+        return self._corrected(Undo())
 
-    def amend(self, target: int, event: Event) -> Event:
-        """Replace the event at record index `target` (a misread die, a mistyped bid)."""
-        return self._correct(Amend(target=target, event=event))
+    def amended(self, target: int, event: Event) -> "Session":
+        """The session with the event at record index `target` replaced (a misread die, a
+        mistyped bid)."""
+        return self._corrected(Amend(target=target, event=event))
 
-    def end(self, reason: str = "ended by the host") -> Event:
-        if self._state.finished:
+    def ended(self, reason: str = "ended by the host") -> "Session":
+        if self.state.finished:
             raise IllegalAction("game over", "the game is already over")
-        return self._correct(EndGame(reason=reason))
+        return self._corrected(EndGame(reason=reason))
 
-    def _correct(self, correction: Event) -> Event:
-        candidate = self._record.appended(correction)
+    def _corrected(self, correction: Event) -> "Session":
+        candidate = self.record.appended(correction)
         try:
             state = replay(candidate)
         except BadRecord as exc:
             raise IllegalAction("corrections", f"that correction does not fit the game: {exc.reason}") from None
-        self._record, self._state = candidate, state
-        return correction
+        return Session(candidate, state, self.game)

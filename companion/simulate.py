@@ -26,7 +26,7 @@ def simulate(game: str, players: Sequence[str], seed: int, options: Mapping[str,
             event = rules.sample_reading(session.state, rng)
         else:
             event = rng.choice(rules.legal_actions(session.state))
-        session.submit(event)
+        session = session.submitted(event)
         if watch is not None:
             watch(session)
     if session.finished:

@@ -17,8 +17,8 @@ import threading
 import time
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from companion.projection import held_view, host_events, public_snapshot
-from companion.readings import HeldReading, Offered, RevealPhotos
+from companion.projection import SeatsView, game_entry, host_view, public_snapshot
+from companion.readings import HeldReading, Offered, OfferedReading, RevealPhotos
 from companion.rules import DiceObserved, Event, GameRecord, IllegalAction, RulesError
 from companion.session import Session
 from companion.store import MemoryStore, Store
@@ -67,7 +67,7 @@ class Table:
             current: tuple[str, Session] | None = None
             for n, (game_id, record) in enumerate(pending):
                 try:
-                    session = Session(record)
+                    session = Session.of(record)
                 except RulesError as exc:
                     if n == len(pending) - 1:
                         raise
@@ -111,7 +111,7 @@ class Table:
         stored in one go: an import cut short leaves nothing, never a half game that a
         restart would take for the game in progress.
         """
-        session = Session(record)
+        session = Session.of(record)
         with self._lock:
             meta = dict(record.meta)
             meta["imported"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))
@@ -126,8 +126,7 @@ class Table:
 
     def submit(self, event: Event) -> None:
         with self._lock:
-            session = self._require()
-            self._commit(lambda: session.submit(event))
+            self._commit(lambda session: session.submitted(event))
 
     def press(self, seat: int | None, button: str) -> bool:
         """A table button (real or virtual). False when it means nothing now."""
@@ -149,7 +148,7 @@ class Table:
             if event is None:
                 log.debug("press %s/%s ignored in phase %s", seat, button, session.prompt().phase)
                 return False
-            self._commit(lambda: session.submit(event))
+            self._commit(lambda current: current.submitted(event))
             return True
 
     def undo(self, expect: int | None = None) -> None:
@@ -162,43 +161,42 @@ class Table:
             if expect is not None and live and live[-1][0] != expect:
                 raise IllegalAction("undo", "the last action changed while you tapped Undo (a new one came in): "
                                             "look at the list again, then undo if it is still wanted")
-            self._commit(session.undo)
+            self._commit(Session.undone)
 
     def amend(self, target: int, event: Event) -> None:
         with self._lock:
-            session = self._require()
-            self._commit(lambda: session.amend(target, event))
+            self._commit(lambda session: session.amended(target, event))
 
     def end_game(self, reason: str = "ended by the host") -> None:
         with self._lock:
-            session = self._require()
-            self._commit(lambda: session.end(reason))
+            self._commit(lambda session: session.ended(reason))
 
-    def _commit(self, change: Callable[[], Event], *, stored: Callable[[int], None] | None = None) -> None:
+    def _commit(self, change: Callable[[Session], Session], *, stored: Callable[[int], None] | None = None) -> None:
         """Apply, store, then tell everyone once.
 
-        `stored(index)` runs after the event is safely stored and before the one
-        publication, for what goes with the event (a reading's photo).
+        `change(session)` is the next session; it is kept only once the store has its new
+        event (when the store fails, the table keeps the session it had). `stored(index)`
+        runs after the event is safely stored and before the one publication, for what goes
+        with the event (a reading's photo).
         """
-        session = self._require()
-        before = (session._record, session._state)  # restore if the store fails
-        was_over = session.finished
-        event = change()
+        before = self._require()
+        session = change(before)
+        event = session.last_event
         index = len(session.record.events) - 1
         # An undo that takes back a game's end puts it in play again: the store is told
         # first, so a restart resumes it. Cut off between the two, the store holds the game
         # unfinished with its events over, which resume() finishes again: as before the undo.
-        reopened = was_over and not session.finished and not self._end_unsaved
+        reopened = before.finished and not session.finished and not self._end_unsaved
         try:
             if reopened:
                 self.store.reopen(self._game_id)
             self.store.append(self._game_id, index, event)
         except Exception:
-            session._record, session._state = before
             log.exception("could not store event %d of game %s; it was not applied", index, self._game_id)
             if reopened:  # the game is over again: its end back in the store, or stored later
                 self._file_end()
             raise
+        self._session = session
         log.info("game %s event %d: %s", self._game_id, index, json.dumps(_public_event(event)))
         if session.finished:
             self._file_end()
@@ -255,15 +253,13 @@ class Table:
                 return None
             return self._session.prompt().dice
 
-    def offer_reading(self, values: Sequence[Any], *, boxes: Sequence[Sequence[int]] = (),
-                      confidences: Sequence[float] = (), flagged: bool = False, reason: str | None = None,
-                      photo: bytes | None = None, source: str = "camera", unsure: Sequence[int] = (),
+    def offer_reading(self, reading: OfferedReading, *, photo: bytes | None = None,
                       readings: int | None = None) -> Offered:
         """A reading from the camera: applied when it fits, else held for the host, who is
-        shown which dice the reader doubts (`unsure`, indices into `values`). `readings`: how
-        many readings were in force when the frame was taken; if one has come in since (the
-        host typed the dice while the camera read them), this one is for a throw already
-        settled and is dropped, not given to the next.
+        shown which dice the reader doubts (`reading.unsure`). `readings`: how many readings
+        were in force when the frame was taken; if one has come in since (the host typed the
+        dice while the camera read them), this one is for a throw already settled and is
+        dropped, not given to the next.
 
         Returns what became of it (`Offered`).
         """
@@ -275,20 +271,17 @@ class Table:
                 log.info("a camera reading came after the dice it read were entered: dropped")
                 return Offered.STALE
             photo_id = self._photos.keep(photo)
-            boxes_t = tuple(tuple(int(v) for v in b) for b in boxes)
-            conf_t = tuple(float(c) for c in confidences)
-            if not flagged:
-                session = self._require()
-                event = DiceObserved(values=tuple(values), seat=request.seat, source=source)
+            reason = reading.reason
+            if not reading.flagged:
+                event = DiceObserved(values=reading.values, seat=request.seat, source="camera")
                 try:
-                    self._commit(lambda: session.submit(event),
-                                 stored=lambda index: self._reading_applied(index, photo_id, values, boxes_t, conf_t))
+                    self._commit(lambda session: session.submitted(event),
+                                 stored=lambda index: self._reading_applied(index, photo_id, reading))
                 except IllegalAction as exc:
                     reason = str(exc)
                 else:
                     return Offered.APPLIED
-            self._held = HeldReading(tuple(values), boxes_t, conf_t, reason or "the reader is unsure", photo_id,
-                                     frozenset(int(i) for i in unsure))
+            self._held = HeldReading(reading, reason or "the reader is unsure", photo_id)
             log.info("reading held for the host: %s", self._held.reason)
             self._publish()
             return Offered.HELD
@@ -303,7 +296,6 @@ class Table:
             if request is None:
                 raise IllegalAction("no reading expected", "the game is not waiting for dice now")
             held = self._held
-            session = self._require()
             if readings is not None and readings != self.readings_in_force():
                 raise IllegalAction("the dice were read meanwhile",
                                     "a reading came in while you were entering dice: look at the last reading, "
@@ -313,10 +305,10 @@ class Table:
             def stored(index: int) -> None:
                 self._held = None
                 if held is not None and held.photo_id is not None:  # else the last photo stays as it was
-                    boxes = held.boxes if len(held.boxes) == len(values) else ()
-                    self._reading_applied(index, held.photo_id, values, boxes, ())
+                    fixed = OfferedReading(tuple(values), boxes=held.boxes_for(values))
+                    self._reading_applied(index, held.photo_id, fixed)
 
-            self._commit(lambda: session.submit(event), stored=stored)
+            self._commit(lambda session: session.submitted(event), stored=stored)
 
     def readings_in_force(self) -> int:
         """How many dice readings the game has in force: a reading or a fix made against
@@ -325,10 +317,10 @@ class Table:
             session = self._session
             return 0 if session is None else sum(1 for _, e in session.live_events() if isinstance(e, DiceObserved))
 
-    def _reading_applied(self, index, photo_id, values, boxes, confidences) -> None:
+    def _reading_applied(self, index: int, photo_id: int | None, reading: OfferedReading) -> None:
         """The reading at record `index` is in force: no reading is held, its photo is shown."""
         self._held = None
-        self._photos.applied(index, photo_id, values, boxes, confidences)
+        self._photos.applied(index, photo_id, reading)
 
     def photo(self, photo_id: int, *, held_too: bool = False) -> bytes | None:
         """A kept photo of the dice, once its reading is in force. A held reading's photo
@@ -371,10 +363,18 @@ class Table:
     def host_view(self) -> dict[str, Any]:
         """The public state plus what the host needs to correct it (still no secrets)."""
         with self._lock:
-            view = self.snapshot()
-            view["held_reading"] = held_view(self._held)
-            view["events"] = host_events(self._session)
-            return view
+            return host_view(self.snapshot(), self._held, self._session)
+
+    def game_entry(self, game_id: str) -> dict[str, Any] | None:
+        """A stored game as the history pages and the API show it (None: no such game)."""
+        with self._lock:
+            current_id, current = self._game_id, self._session
+        return game_entry(self.store, game_id, current_id, current)
+
+    def seats_view(self) -> SeatsView:
+        """The seats as their lights show them."""
+        with self._lock:
+            return SeatsView.of(self._session)
 
     def public_record(self, game_id: str | None = None) -> GameRecord | dict[str, Any]:
         """A game's record as JSON data, with unrevealed secrets hidden."""

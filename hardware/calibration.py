@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from hardware.files import replace_file
-from hardware.vision.config import VisionConfigError, four_numbers
+from hardware.vision.config import VisionConfig, VisionConfigError, four_numbers
 
 log = logging.getLogger("companion.calibration")
 
@@ -168,7 +168,7 @@ class CalibrationStore:
                 log.warning("could not delete the old empty-table photo %s: %s", name, exc)
 
 
-def applied(vision: Any, calibration: Calibration, data_dir: Path) -> Any:
+def applied(vision: VisionConfig, calibration: Calibration, data_dir: Path) -> VisionConfig:
     """The [vision] settings with the host's calibration on top."""
     changes: dict[str, Any] = {}
     if calibration.roi is not None:

@@ -3,7 +3,8 @@ photo, trial reads and spike faces taught from the camera.
 
 `CameraSetup` keeps what the host sets in the data directory (`hardware.calibration`)
 and has the reveal desk build its reader anew; every change runs on the camera thread,
-between reads. Refusals are `CalibrationError`s, whose kinds the web layer answers with
+between reads. The composition root loads the calibration, builds the reveal desk for
+the settings it gives, then the setup with both. Refusals are `CalibrationError`s, whose kinds the web layer answers with
 its own status codes.
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ import logging
 import os
 import threading
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Protocol, TypeVar
 
 import numpy as np
 
@@ -26,15 +27,36 @@ from hardware.calibration import (
     applied,
     check_region,
 )
-from hardware.reveal import CAMERA_KINDS, CameraJobFailed, encode_photo
+from hardware.reveal import CAMERA_KINDS, CameraJobFailed, DiceReader, encode_photo
+from hardware.vision import SpikeProfile, SpikeProfileError, UnreadableFrame, VisionConfig, annotate
+from hardware.vision.reader import spike_lesson
+from hardware.vision.reading import DieReading, Reading
 
 log = logging.getLogger("companion.calibration")
 
+T = TypeVar("T")
 
-def light_summary(locked: dict[str, Any]) -> dict[str, Any]:
+
+class CameraDesk(Protocol):
+    """What the camera page asks of the reveal desk (hardware.reveal.RevealDesk is one)."""
+
+    def latest_frame(self) -> np.ndarray | None:
+        """The camera's latest picture, None without a recent one."""
+
+    def on_camera_thread(self, job: Callable[[np.ndarray | None, DiceReader | None], T]) -> T:
+        """`job(frame, reader)` run on the camera thread, between reads; CameraJobFailed
+        when the camera cannot run it."""
+
+    def can_measure_light(self) -> bool: ...
+
+    def measure_light(self) -> Mapping[str, object]:
+        """Measure the room's light again and lock it; what the camera locked."""
+
+
+def light_summary(locked: Mapping[str, object]) -> dict[str, float]:
     """What a camera locked (picamera2's ExposureTime in microseconds, AnalogueGain) in
     plain numbers for the page: exposure in ms and gain, rounded."""
-    out: dict[str, Any] = {}
+    out: dict[str, float] = {}
     try:
         if "ExposureTime" in locked:
             out["exposure_ms"] = round(float(locked["ExposureTime"]) / 1000, 1)
@@ -48,35 +70,31 @@ def light_summary(locked: dict[str, Any]) -> dict[str, Any]:
 class CameraSetup:
     """What the host panel's camera page does: show what the camera sees, set the table
     region, take the empty-table photo, forget both, and teach spike faces from the camera.
-    The service makes one before its reveal desk (whose reader needs `vision`), then
-    connects them.
     """
 
-    def __init__(self, store: CalibrationStore, base_vision: Any, *, read_only: str | None = None):
-        """`read_only`: why nothing may be set here (the demo), shown on the page."""
+    def __init__(self, store: CalibrationStore, base_vision: VisionConfig, calibration: Calibration,
+                 desk: CameraDesk, *, rebuild: Callable[[VisionConfig], None],
+                 withheld: Callable[[], str | None] = lambda: None, read_only: str | None = None):
+        """`calibration`: what `store` loaded (the desk was built for the settings it gives);
+        `desk`: the reveal desk whose pictures the page shows; `rebuild(vision)`: sets the
+        desk up for new settings; `withheld()`: why the camera's picture may not be shown now
+        (a game in progress, whose dice under the cups are secret), or None; `read_only`: why
+        nothing may be set here (the demo), shown on the page."""
         self._store = store
         self.read_only = read_only
         self._base = base_vision
-        self._desk: Any = None
-        self._rebuild: Callable[[Any], None] = lambda vision: None
-        self._withheld: Callable[[], str | None] = lambda: None
+        self._desk = desk
+        self._rebuild = rebuild
+        self._withheld = withheld
         self._lock = threading.Lock()
         self._teaching = threading.Lock()  # one lesson at a time: each adds to the profile before it
         self._spike_seen: tuple[tuple[str, int | None], dict[str, Any]] | None = None
         self._trial: tuple[bytes, dict[str, Any]] | None = None  # the last "try a read": picture, summary
-        self._before_lesson: tuple[Any, int] | None = None  # (the spike profile before the last lesson, its face)
+        self._before_lesson: tuple[SpikeProfile, int] | None = None  # (the spike profile before the last lesson, its face)
         self._light: dict[str, Any] | None = None  # the last "measure the light again": when, what was locked
-        self._calibration = store.load()
+        self._calibration = calibration
         #: The [vision] settings in force: the config file's with the host's calibration on top.
-        self.vision = applied(base_vision, self._calibration, store.data_dir)
-
-    def connect(self, desk: Any, rebuild: Callable[[Any], None],
-                withheld: Callable[[], str | None] | None = None) -> None:
-        """The reveal desk whose pictures the page shows, what sets it up for new settings,
-        and `withheld()`: why the camera's picture may not be shown now (a game in progress,
-        whose dice under the cups are secret), or None."""
-        self._desk, self._rebuild = desk, rebuild
-        self._withheld = withheld or (lambda: None)
+        self.vision: VisionConfig = applied(base_vision, calibration, store.data_dir)
 
     @property
     def problem(self) -> str | None:
@@ -139,20 +157,18 @@ class CameraSetup:
         seen = self._spike_seen
         if seen is not None and seen[0] == (path, stamp):
             return seen[1]
-        from hardware import vision
-
         try:
-            profile = vision.SpikeProfile.load(path)
+            profile = SpikeProfile.load(path)
             state = {"examples": {str(v): len(profile.faces[v]) for v in profile.taught},
                      "untaught": list(profile.untaught), "problem": None}
-        except vision.SpikeProfileError as exc:
+        except SpikeProfileError as exc:
             state = {"examples": {}, "untaught": list(range(1, 7)), "problem": str(exc)}
         self._spike_seen = ((path, stamp), state)
         return state
 
     # --- what the host does -------------------------------------------------------------
 
-    def set_region(self, roi: Any) -> str:
+    def set_region(self, roi: object) -> str:
         """Look only at `roi` (camera pixels), checked against the camera's picture now."""
         self._check_writable()
         frame = self._desk.latest_frame()
@@ -220,7 +236,7 @@ class CameraSetup:
             said += "; if the clear table then shows as covered, take the empty-table photo again"
         return said
 
-    def try_read(self, kind: Any) -> str:
+    def try_read(self, kind: object) -> str:
         """Read the dice in view now, as a reveal would, without offering them to any game:
         to check the light, the region and the taught faces before play."""
         self._check_shown()
@@ -245,7 +261,7 @@ class CameraSetup:
                    flagged=sight.flagged, reason=sight.reason)
         return said
 
-    def _learn_die_size(self, boxes) -> str:
+    def _learn_die_size(self, boxes: tuple[tuple[int, int, int, int], ...]) -> str:
         """The camera is fixed, so a clean trial read tells the die's size in its pixels: the
         reader then looks at that scale first (a reveal whose count is off still searches
         every scale). Forgotten with the region."""
@@ -259,27 +275,21 @@ class CameraSetup:
                 return f" (the die size could not be kept: {exc})"
         return f"; dice are {size:.0f} px across here, so the reader looks at that size first"
 
-    def _show(self, frame: np.ndarray, dice: list[tuple[Any, Any, float]], said: str, *, kind: str, what: str,
-              flagged: bool = False, reason: str | None = None) -> None:
+    def _show(self, frame: np.ndarray, dice: list[tuple[object, tuple[int, ...], float]], said: str, *, kind: str,
+              what: str, flagged: bool = False, reason: str | None = None) -> None:
         """Keep the picture of the last trial read or spike lesson (`what`: "read" or
         "lesson"), each die boxed with its value, for the page to show."""
-        from hardware.vision import annotate
-        from hardware.vision.reading import DieReading, Reading
-
         reading = Reading(tuple(DieReading(v, tuple(b), c) for v, b, c in dice), flagged, reason)
         try:
-            data = encode_photo(annotate(frame, reading, getattr(self.vision, "min_confidence", 0.8)))[0]
+            data = encode_photo(annotate(frame, reading, self.vision.min_confidence))[0]
         except ValueError:
             return
         self._trial = (data, {"what": what, "kind": kind, "values": [v for v, _, _ in dice], "flagged": flagged,
                               "reason": reason, "said": said, "at": time.time()})
 
-    def teach_spike(self, face: Any) -> str:
+    def teach_spike(self, face: object) -> str:
         """Every die the camera sees now (inside the table region) becomes an example of
         spike face `face`, added to the profile in force; the result is the panel's profile."""
-        from hardware import vision
-        from hardware.vision.reader import spike_lesson
-
         self._check_writable()
         self._check_shown()
         if isinstance(face, bool) or str(face).strip() not in {str(v) for v in range(1, 7)}:
@@ -289,14 +299,14 @@ class CameraSetup:
             with self._lock:
                 current, roi = self.vision.spike_profile, self.vision.roi
             try:
-                profile = vision.SpikeProfile.load_or_empty(current) if current else vision.SpikeProfile()
-            except vision.SpikeProfileError as exc:
+                profile = SpikeProfile.load_or_empty(current) if current else SpikeProfile()
+            except SpikeProfileError as exc:
                 raise CalibrationError(f"{exc}; start a new spike profile to teach the faces again") from None
 
             def job(frame, reader):
                 try:
                     return frame.copy(), spike_lesson(frame, roi)
-                except vision.UnreadableFrame as exc:
+                except UnreadableFrame as exc:
                     raise CalibrationError(f"{exc}; nothing was taught") from None
 
             frame, (examples, boxes) = self._on_camera(job, "teach from")
@@ -327,8 +337,6 @@ class CameraSetup:
     def new_spike_profile(self) -> str:
         """Start the taught spike faces afresh (another set of dice). The panel's profile
         before it is kept, renamed, not deleted."""
-        from hardware import vision
-
         self._check_writable()
         with self._teaching, self._lock:
             path = self._store.data_dir / SPIKE_PROFILE_FILE
@@ -340,11 +348,11 @@ class CameraSetup:
                 except OSError as exc:
                     raise CalibrationError(f"the old spike profile could not be kept aside: {exc.strerror or exc}") from None
                 kept = f" (the old one is kept as {aside.name})"
-            self._save_profile(vision.SpikeProfile())
+            self._save_profile(SpikeProfile())
             self._before_lesson = None
         return f"a new spike profile, no faces taught yet{kept}"
 
-    def _save_profile(self, profile: Any) -> None:
+    def _save_profile(self, profile: SpikeProfile) -> None:
         """Write the panel's spike profile and use it (the lock is held)."""
         try:
             profile.save(self._store.data_dir / SPIKE_PROFILE_FILE)
@@ -352,7 +360,7 @@ class CameraSetup:
             raise CalibrationError(f"the spike profile could not be saved: {exc.strerror or exc}") from None
         self._change(dataclasses.replace(self._calibration, spike_profile=SPIKE_PROFILE_FILE))
 
-    def _on_camera(self, job: Callable[[np.ndarray, Any], Any], doing: str) -> Any:
+    def _on_camera(self, job: Callable[[np.ndarray, DiceReader | None], T], doing: str) -> T:
         """`job(frame, reader)` run on the camera thread with a picture taken now; the
         camera's absence or silence comes back as a CalibrationError saying what could not
         be done (`doing`: "take", "read", "teach from")."""

@@ -45,8 +45,8 @@ class StillDesk:
 def camera_page(tmp_path):
     frame = np.full((HEIGHT, WIDTH, 3), (40, 90, 40), np.uint8)
     frame[300:900, 400:1200] = (60, 140, 60)  # the tray
-    setup = CameraSetup(CalibrationStore(tmp_path), VisionConfig())
-    setup.connect(StillDesk(frame), lambda vision: None)
+    store = CalibrationStore(tmp_path)
+    setup = CameraSetup(store, VisionConfig(), store.load(), StillDesk(frame), rebuild=lambda vision: None)
     app, _ = make_app(Table())
     app.extensions["companion"]["camera"] = setup
     server = Server(app)

@@ -21,6 +21,7 @@ import waitress
 
 from companion.rules import ChipCall, Declaration, get_game
 from companion.table import Table
+from companion.readings import OfferedReading
 from web_app import PIN, make_app, play_out
 
 CHROMIUM = "/usr/bin/chromium"
@@ -217,7 +218,7 @@ def test_a_tregald_turn_played_from_the_host_panel_shows_live_on_the_slate(brows
     check_all_sizes(slate, "calls")
 
     photo, boxes = dice_photo()
-    assert table.offer_reading(["red", "red", "red", "blue", "blue"], boxes=boxes, photo=photo) == "applied"
+    assert table.offer_reading(OfferedReading(["red", "red", "red", "blue", "blue"], boxes=boxes), photo=photo) == "applied"
     slate.wait_for_selector("#reveal:not([hidden]) #photo:not([hidden])")
     wait_js(slate, "document.getElementById('photo-img').naturalWidth === 640")
     assert slate.locator("#dice .die").count() == 5
@@ -395,8 +396,8 @@ def test_a_held_camera_reading_is_fixed_on_the_panel(browser, served):
     table.press(1, "green")
     photo, boxes = dice_photo()
     values = ["red", "red", "red", "blue", "red"]  # the reader got die 5 wrong and was unsure
-    assert table.offer_reading(values, boxes=boxes, photo=photo, flagged=True, reason="die 5 is blurred",
-                               unsure=[4]) == "held"
+    reading = OfferedReading(values, boxes=boxes, flagged=True, reason="die 5 is blurred", unsure=[4])
+    assert table.offer_reading(reading, photo=photo) == "held"
     slate = browser.new_page(viewport={"width": 1280, "height": 800})
     slate.goto(server.url + "/")
     host = browser.new_page(viewport={"width": 1280, "height": 900})

@@ -46,7 +46,7 @@ def invariants(session):
     before = (session.record, session.state)
     for foreign in (DiceObserved(tuple("x" for _ in range(40))), ChipCall(99, "green"), Challenge(-1)):
         try:
-            session.submit(foreign)
+            session.submitted(foreign)
         except IllegalAction:
             pass
         else:  # pragma: no cover - a failure message

@@ -19,8 +19,10 @@ from gpiozero.pins.mock import MockFactory
 
 from companion.appliance.config import parse_config
 from companion.appliance.service import ServiceError, TableService, light_states
+from companion.projection import SeatCue, SeatsView
 from companion.rules import ChipCall, DiceObserved, DiceRequest
 from companion.store import CorruptStore
+from companion.table import Table
 from hardware.faults import CameraUnavailable
 from hardware.gpio import LightState
 from hardware.reveal import Sight
@@ -343,13 +345,24 @@ def test_stop_closes_the_port_and_the_database(rig):
 
 
 def test_light_states_say_that_a_seat_called_never_what():
-    snapshot = {"slate": {"players": [{}, {}, {}], "finished": False},
-                "prompt": {"waiting": [2], "seats": [2], "wants": ["chip_call"]}}
-    assert light_states(snapshot, [0, 1, 2, 3]) == {0: LightState.CALL_IN, 1: LightState.CALL_IN, 2: LightState.TURN}
-    turn = {"slate": {"players": [{}, {}], "finished": False}, "prompt": {"waiting": [], "seats": [1], "wants": ["bid"]}}
+    calls = SeatsView(players=3, acting=frozenset({2}), waiting=frozenset({2}), calling=True)
+    assert light_states(calls, [0, 1, 2, 3]) == {0: LightState.CALL_IN, 1: LightState.CALL_IN, 2: LightState.TURN}
+    turn = SeatsView(players=2, acting=frozenset({1}))
     assert light_states(turn, [0, 1]) == {1: LightState.TURN}
-    over = {"slate": {"players": [{}, {}], "finished": True}, "prompt": {"waiting": [], "seats": [], "wants": []}}
+    over = SeatsView(players=2, finished=True)
     assert light_states(over, [0, 1]) == {}
+    assert light_states(SeatsView.of(None), [0, 1]) == {}
+
+
+def test_the_seats_view_is_read_from_the_same_session_as_the_snapshot():
+    table = Table()
+    table.start_game("tregald", ["Ann", "Ben", "Cid"])
+    snapshot, view = table.snapshot(), table.seats_view()
+    prompt = snapshot["prompt"]
+    assert view == SeatsView(players=len(snapshot["slate"]["players"]), finished=snapshot["slate"]["finished"],
+                             acting=frozenset(prompt["seats"]), waiting=frozenset(prompt["waiting"]),
+                             calling="chip_call" in prompt["wants"] or bool(prompt["waiting"]))
+    assert view.cues([0, 1, 2]) == {0: SeatCue.TURN}  # Ann declares
 
 
 def test_an_amended_call_is_not_logged_above_debug(rig, caplog):
@@ -406,8 +419,8 @@ class _AlwaysWaiting:
     def readings_in_force(self):
         return len(self.offers)
 
-    def offer_reading(self, values, **_):
-        self.offers.append(tuple(values))
+    def offer_reading(self, reading, **_):
+        self.offers.append(reading.values)
         return "applied"
 
     def set_device_status(self, *_):

@@ -12,31 +12,32 @@ from companion.rules import ChipCall, Declaration, DiceObserved, IllegalAction
 from companion.session import Session
 from companion.store import MemoryStore
 from companion.table import NoGame, Table
+from companion.readings import OfferedReading
 
 
 def test_a_refused_event_leaves_the_session_unchanged():
     session = Session.new("toy", ["Ann", "Ben"])
-    session.submit(ChipCall(0, "green"))
+    session = session.submitted(ChipCall(0, "green"))
     before = (session.record, session.state)
     with pytest.raises(IllegalAction):
-        session.submit(DiceObserved(("red",)))
+        session.submitted(DiceObserved(("red",)))
     assert (session.record, session.state) == before
 
 
 def test_undo_with_nothing_to_undo_is_refused():
     session = Session.new("toy", ["Ann", "Ben"])
     with pytest.raises(IllegalAction, match="nothing to undo"):
-        session.undo()
+        session.undone()
     assert session.record.events == ()
 
 
 def test_an_amend_that_breaks_later_events_is_refused_and_changes_nothing():
     session = Session.new("toy", ["Ann", "Ben"], {"turns": 1})
     for ev in (ChipCall(0, "green"), ChipCall(1, "green"), DiceObserved(("red",))):
-        session.submit(ev)
+        session = session.submitted(ev)
     before = session.record
     with pytest.raises(IllegalAction, match="does not fit"):
-        session.amend(2, DiceObserved(("red", "blue")))
+        session.amended(2, DiceObserved(("red", "blue")))
     assert session.record == before
 
 
@@ -89,7 +90,7 @@ def test_a_reading_that_does_not_fit_is_held_for_the_host_and_confirmed_by_hand(
     table.start_game("toy", ["Ann", "Ben"])
     table.press(0, "green")
     table.press(1, "green")
-    assert table.offer_reading(["red", "blue"], photo=b"jpeg") == "held"
+    assert table.offer_reading(OfferedReading(["red", "blue"]), photo=b"jpeg") == "held"
     view = table.host_view()
     assert view["held_reading"]["values"] == ["red", "blue"]
     assert "one chance cube" in view["held_reading"]["reason"]
@@ -104,7 +105,7 @@ def test_a_flagged_reading_is_held_even_when_it_would_fit():
     table.start_game("toy", ["Ann", "Ben"])
     table.press(0, "green")
     table.press(1, "green")
-    assert table.offer_reading(["red"], flagged=True, reason="a hand over the dice") == "held"
+    assert table.offer_reading(OfferedReading(["red"], flagged=True, reason="a hand over the dice")) == "held"
     assert table.session.state.turns == 0
 
 
@@ -115,7 +116,7 @@ def test_calls_close_once_the_camera_has_seen_the_dice_even_when_the_reading_wai
     assert table.press(1, "green") and table.press(2, "green")
     assert table.press(1, "yellow")  # a change of mind while the cup is on counts
     record = table.session.record
-    assert table.offer_reading(["red", "blue", "blue", "blue", "red"], flagged=True, reason="a hand?") == "held"
+    assert table.offer_reading(OfferedReading(["red", "blue", "blue", "blue", "red"], flagged=True, reason="a hand?")) == "held"
     assert not table.press(2, "yellow")  # the dice are out: too late to change a call
     assert table.session.record == record
     table.confirm_reading(["red", "blue", "blue", "blue", "red"])
@@ -128,7 +129,7 @@ def test_a_held_reading_closes_no_calls_once_the_game_stops_waiting_for_dice():
     table.start_game("tregald", ["Ann", "Ben", "Cara"])
     table.submit(Declaration(0, 3, "red"))
     assert table.press(1, "green") and table.press(2, "green")
-    assert table.offer_reading(["red", "blue", "blue", "blue", "red"], flagged=True, reason="a hand?") == "held"
+    assert table.offer_reading(OfferedReading(["red", "blue", "blue", "blue", "red"], flagged=True, reason="a hand?")) == "held"
     table.undo()  # the host takes back Cara's call instead: the game waits for it again
     assert table.press(2, "yellow")
 
@@ -138,14 +139,14 @@ def test_a_reading_that_found_no_dice_leaves_the_calls_open():
     table.start_game("tregald", ["Ann", "Ben", "Cara"])
     table.submit(Declaration(0, 3, "red"))
     assert table.press(1, "green") and table.press(2, "green")
-    assert table.offer_reading([], flagged=True, reason="no dice found: is the cup still over them?") == "held"
+    assert table.offer_reading(OfferedReading([], flagged=True, reason="no dice found: is the cup still over them?")) == "held"
     assert table.press(2, "yellow")  # the cup may still be on
 
 
 def test_a_reading_nobody_expects_is_ignored():
     table = Table()
     table.start_game("toy", ["Ann", "Ben"])
-    assert table.offer_reading(["red"]) == "ignored"
+    assert table.offer_reading(OfferedReading(["red"])) == "ignored"
     assert table.session.record.events == ()
 
 
@@ -216,7 +217,7 @@ def test_an_applied_camera_reading_is_announced_once_with_its_photo():
     table.press(0, "green")
     table.press(1, "green")
     seq = table.seq
-    assert table.offer_reading(["red"], boxes=[(1, 2, 30, 40)], photo=b"jpeg") == "applied"
+    assert table.offer_reading(OfferedReading(["red"], boxes=[(1, 2, 30, 40)]), photo=b"jpeg") == "applied"
     assert table.seq == seq + 1
     assert table.snapshot()["photo"]["dice"][0]["box"] == [1, 2, 30, 40]
 
@@ -226,7 +227,7 @@ def test_a_confirmed_held_reading_is_announced_once_with_its_photo():
     table.start_game("toy", ["Ann", "Ben"])
     table.press(0, "green")
     table.press(1, "green")
-    table.offer_reading(["red"], boxes=[(1, 2, 30, 40)], flagged=True, reason="a hand", photo=b"jpeg")
+    table.offer_reading(OfferedReading(["red"], boxes=[(1, 2, 30, 40)], flagged=True, reason="a hand"), photo=b"jpeg")
     seq = table.seq
     table.confirm_reading(["blue"])
     assert table.seq == seq + 1
@@ -237,9 +238,9 @@ def test_a_confirmed_held_reading_is_announced_once_with_its_photo():
 def test_a_hosts_fix_filled_before_a_new_reading_came_in_is_refused():
     table = Table()
     table.start_game("leiras-dice", ["Ann", "Ben"])  # the roll-off: Ann's two dice, then Ben's
-    assert table.offer_reading([3], photo=b"jpeg") == "held"  # one die seen, two thrown
+    assert table.offer_reading(OfferedReading([3]), photo=b"jpeg") == "held"  # one die seen, two thrown
     readings = 0  # what the host's form was filled against
-    assert table.offer_reading([6, 2]) == "applied"  # Ann threw again and the camera read it
+    assert table.offer_reading(OfferedReading([6, 2])) == "applied"  # Ann threw again and the camera read it
     assert table.expected_dice().seat == 1  # now the game waits for Ben
     with pytest.raises(IllegalAction, match="a reading came in"):
         table.confirm_reading([3, 4], readings=readings)  # the fix meant for Ann's throw
@@ -270,7 +271,7 @@ def test_a_game_whose_end_the_store_refuses_is_still_over_on_the_slate_with_a_wa
     table = Table(store)
     _last_turn(table)
     seq = table.seq
-    assert table.offer_reading(["red"]) == "applied"  # the event itself is stored: no error
+    assert table.offer_reading(OfferedReading(["red"])) == "applied"  # the event itself is stored: no error
     snapshot = table.snapshot()
     assert snapshot["seq"] > seq
     assert snapshot["slate"]["finished"] and snapshot["slate"]["winner"] == "Ann"
@@ -284,7 +285,7 @@ def test_the_end_the_store_refused_is_stored_before_the_next_game_starts():
     store = EndNotStored()
     table = Table(store)
     _last_turn(table)
-    table.offer_reading(["red"])
+    table.offer_reading(OfferedReading(["red"]))
     store.fail = False
     table.start_game("toy", ["Cy", "Di"])
     assert store.unfinished() == [("2", store.load("2"))]
@@ -296,7 +297,7 @@ def test_an_end_the_store_keeps_refusing_is_stored_on_restart():
     store = EndNotStored()
     table = Table(store)
     _last_turn(table)
-    table.offer_reading(["red"])
+    table.offer_reading(OfferedReading(["red"]))
     table.start_game("toy", ["Cy", "Di"])  # the store still refuses; the new game starts anyway
     assert table.snapshot()["devices"]["store"]["status"] == "warning"
     store.fail = False

@@ -18,6 +18,7 @@ import pytest
 from companion.rules import ChipCall, DiceObserved, GameRecord
 from companion.store import CorruptStore, GameNotFound, MemoryStore, NewerStore, ReadOnlyStore, SqliteStore
 from companion.table import Table
+from companion.readings import OfferedReading
 
 TESTS = Path(__file__).parent
 
@@ -30,7 +31,7 @@ def _play_some(table: Table) -> None:
     table.start_game("toy", ["Ann", "Ben"], {"turns": 2})
     table.press(0, "green")
     table.press(1, "yellow")
-    table.offer_reading(["red"])
+    table.offer_reading(OfferedReading(["red"]))
     table.press(0, "yellow")
 
 
@@ -46,7 +47,7 @@ def test_an_unfinished_game_resumes_exactly_after_reopening(tmp_path):
         assert again.session.record == before_record
         assert again.snapshot()["slate"] == before_slate
         again.press(1, "green")  # and play goes on from there
-        again.offer_reading(["blue"])
+        again.offer_reading(OfferedReading(["blue"]))
         assert again.session.finished
 
 
@@ -58,7 +59,7 @@ def test_the_store_behaves_like_the_memory_store(tmp_path):
             table.start_game("toy", ["Ann", "Ben"], {"turns": 1})
             for seat in (0, 1):
                 table.press(seat, "green")
-            table.offer_reading(["red"])
+            table.offer_reading(OfferedReading(["red"]))
             table.start_game("toy", ["Cara", "Dov", "Eli"])
             table.press(2, "yellow")
         as_json = lambda value: json.loads(json.dumps(value))  # the slate holds tuples in memory
@@ -73,7 +74,7 @@ def test_a_finished_game_keeps_its_final_slate_and_is_not_resumed(tmp_path):
         table.start_game("toy", ["Ann", "Ben"], {"turns": 1})
         table.press(0, "green")
         table.press(1, "green")
-        table.offer_reading(["red"])
+        table.offer_reading(OfferedReading(["red"]))
         final = table.snapshot()["slate"]
     with SqliteStore.in_dir(tmp_path) as store:
         assert store.unfinished() == []
@@ -200,7 +201,7 @@ def test_many_threads_pressing_at_once_store_every_accepted_event(tmp_path):
             for _ in range(25):
                 if table.press(seat, "green"):
                     accepted.append(seat)
-                table.offer_reading(["red"])
+                table.offer_reading(OfferedReading(["red"]))
 
         threads = [threading.Thread(target=player, args=(s,)) for s in range(4)]
         for t in threads:
@@ -240,7 +241,7 @@ def test_a_history_import_cut_short_stores_nothing_and_the_game_in_progress_resu
     for _ in range(3):
         finished.press(0, "green")
         finished.press(1, "yellow")
-        finished.offer_reading(["red"])
+        finished.offer_reading(OfferedReading(["red"]))
     with DiskFillsUp(tmp_path / "games.sqlite3") as store:
         table = Table(store)
         _play_some(table)
@@ -260,7 +261,7 @@ def test_an_imported_game_is_stored_finished_with_all_its_events(tmp_path):
     played.start_game("toy", ["Cy", "Di"], {"turns": 1})
     played.press(0, "green")
     played.press(1, "yellow")
-    played.offer_reading(["red"])
+    played.offer_reading(OfferedReading(["red"]))
     with SqliteStore.in_dir(tmp_path) as store:
         game_id = Table(store).import_record(played.session.record)
         assert store.load(game_id).events == played.session.record.events
@@ -279,7 +280,7 @@ def _play_to_the_end(table: Table, players=("Ann", "Ben")) -> None:
     table.start_game("toy", list(players), {"turns": 1})
     table.press(0, "green")
     table.press(1, "yellow")
-    table.offer_reading(["red"])
+    table.offer_reading(OfferedReading(["red"]))
     assert table.session.finished
 
 
@@ -310,7 +311,7 @@ def test_an_undo_that_takes_back_a_games_end_puts_it_in_play_again_across_a_rest
     with SqliteStore.in_dir(tmp_path) as store:
         again = Table(store)
         assert again.resume() and again.game_id == "1" and not again.session.finished
-        again.offer_reading(["red"])  # read again
+        again.offer_reading(OfferedReading(["red"]))  # read again
         assert again.session.finished and store.unfinished() == []
         assert store.final_slate("1")["winner"] == "Ann"
 

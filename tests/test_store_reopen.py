@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from companion.rules import ChipCall, DiceObserved, IllegalAction
 from companion.store import MemoryStore, SqliteStore
 from companion.table import Table
+from companion.readings import OfferedReading
 
 ACTIONS = st.lists(
     st.one_of(
@@ -32,7 +33,7 @@ def _do(table: Table, action) -> None:
         if kind == "press":
             table.press(action[1], action[2])
         elif kind == "read":
-            table.offer_reading([action[1]])
+            table.offer_reading(OfferedReading([action[1]]))
         elif kind == "undo":
             table.undo()
         elif kind == "amend":

@@ -101,6 +101,18 @@ def test_built_from_config_uses_its_stillness_and_empty_table(table, tmp_path):
     assert ready[0] >= 10 / FPS + 1.0
 
 
+def test_built_from_config_takes_the_empty_table_it_is_given(table, tmp_path):
+    from hardware.vision import EmptyTable, VisionConfig
+
+    config = VisionConfig.from_mapping({"still_seconds": 1.0, "empty_table": str(tmp_path / "gone.png")})
+    machine = ReadyToRead.from_config(config, empty_table=EmptyTable(empty_table_for(table)))  # not loaded again
+    states = play(machine, [noisy(with_cup(table, 300), i) for i in range(10)] + [noisy(table, i) for i in range(30)])
+    assert ReadyState.OCCLUDED in [s for _, s in states]
+    assert [s for _, s in states].count(ReadyState.READY) == 1
+    without = play(ReadyToRead.from_config(config, empty_table=None), [noisy(with_cup(table, 300), i) for i in range(10)])
+    assert ReadyState.OCCLUDED not in [s for _, s in without]
+
+
 def test_built_from_config_with_an_unreadable_photo_says_so(tmp_path):
     from hardware.vision import UnreadableFrame, VisionConfig
 

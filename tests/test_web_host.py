@@ -7,6 +7,7 @@ import logging
 import pytest
 
 from companion.rules import ChipCall, Declaration
+from companion.readings import OfferedReading
 from web.guard import PinGuard, PinRefused
 from web_app import PIN, login, make_app, page_token
 
@@ -473,7 +474,7 @@ def tregald_revealed(client, headers, table):
     table.submit(ChipCall(2, "yellow"))
     photo = b"\xff\xd8fake\xff\xd9"
     boxes = [(10 * i, 5, 10 * i + 8, 13) for i in range(5)]
-    assert table.offer_reading(["red", "red", "red", "blue", "blue"], boxes=boxes, photo=photo) == "applied"
+    assert table.offer_reading(OfferedReading(["red", "red", "red", "blue", "blue"], boxes=boxes), photo=photo) == "applied"
     return table.snapshot()["photo"]["event"]
 
 
@@ -527,7 +528,7 @@ def test_held_reading_is_shown_to_the_host_and_confirmed_by_dice_entry(host):
     table.submit(Declaration(0, 2, "red"))
     table.submit(ChipCall(1, "green"))
     table.submit(ChipCall(2, "green"))
-    assert table.offer_reading(["red", "red"], flagged=True, reason="two dice touch", photo=b"\xff\xd8x") == "held"
+    assert table.offer_reading(OfferedReading(["red", "red"], flagged=True, reason="two dice touch"), photo=b"\xff\xd8x") == "held"
     view = client.get("/host/state").get_json()
     assert view["held_reading"]["reason"] == "two dice touch" and view["held_reading"]["photo"]
     assert view["players"] == ["Ann", "Ben", "Cara"] and view["options"]["rounds"] == 1

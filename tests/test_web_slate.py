@@ -12,6 +12,7 @@ import pytest
 
 from companion.rules import ChipCall, Declaration, DiceObserved
 from companion.table import Table
+from companion.readings import OfferedReading
 from web import create_app
 from web.slate import state_stream
 from web_app import login, make_app
@@ -179,7 +180,7 @@ def test_reveal_photo_is_served_as_jpeg_and_unknown_photos_are_404():
     table.submit(Declaration(0, 2, "red"))
     table.submit(ChipCall(1, "green"))
     jpeg = b"\xff\xd8\xff\xe0 not really a photo \xff\xd9"
-    assert table.offer_reading(["red", "red", "blue", "blue", "blue"], boxes=[(1, 2, 30, 40)] * 5, photo=jpeg) == "applied"
+    assert table.offer_reading(OfferedReading(["red", "red", "blue", "blue", "blue"], boxes=[(1, 2, 30, 40)] * 5), photo=jpeg) == "applied"
     photo = table.snapshot()["photo"]
     client = app.test_client()
     response = client.get(f"/photo/{photo['id']}")
@@ -195,7 +196,7 @@ def test_a_held_readings_photo_is_the_hosts_until_the_dice_are_in_force():
     table.submit(ChipCall(1, "green"))
     table.submit(ChipCall(2, "green"))
     jpeg = b"\xff\xd8 the dice, half under a hand \xff\xd9"
-    assert table.offer_reading(["red", "blue", "blue", "blue", "red"], flagged=True, reason="a hand?", photo=jpeg) == "held"
+    assert table.offer_reading(OfferedReading(["red", "blue", "blue", "blue", "red"], flagged=True, reason="a hand?"), photo=jpeg) == "held"
     held = table.host_view()["held_reading"]["photo"]
     anyone, host = app.test_client(), app.test_client()
     headers = login(host)
@@ -239,7 +240,7 @@ def revealed_with_photo(table):
     table.start_game("tregald", ["Ann", "Ben"], {"rounds": 2})
     table.submit(Declaration(0, 2, "red"))
     table.submit(ChipCall(1, "green"))
-    table.offer_reading(["red", "red", "blue", "blue", "blue"], boxes=[(0, 0, 5, 5)] * 5, photo=b"\xff\xd8x\xff\xd9")
+    table.offer_reading(OfferedReading(["red", "red", "blue", "blue", "blue"], boxes=[(0, 0, 5, 5)] * 5), photo=b"\xff\xd8x\xff\xd9")
     return table.snapshot()["photo"]
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify
 
-from web.records import game_entry, game_summaries
+from web.records import game_summaries
 from web.slate import companion
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -26,7 +26,7 @@ def games():
 
 @bp.get("/games/<game_id>")
 def game(game_id: str):
-    entry = game_entry(companion()["table"], game_id)
+    entry = companion()["table"].game_entry(game_id)
     if entry is None:
         abort(404, f"there is no game {game_id!r}")
     out: dict[str, Any] = {key: entry[key] for key in ("id", "summary", "record", "slate")}

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, abort, render_template
 
 from web.bounds import shown
 from web.guard import csrf_token, is_host
-from web.records import game_entry, game_summaries, record_csv, stats_entries
+from web.records import game_summaries, record_csv, stats_entries
 from web.slate import companion
 
 bp = Blueprint("history", __name__)
@@ -20,7 +20,7 @@ STAT_KEYS = ("games", "wins", "calls", "correct_calls", "bluffs", "bluffs_worked
 
 
 def entry_or_404(game_id: str) -> dict[str, Any]:
-    entry = game_entry(companion()["table"], game_id)
+    entry = companion()["table"].game_entry(game_id)
     if entry is None:
         abort(404, f"there is no game {game_id!r}")
     return entry

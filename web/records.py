@@ -12,13 +12,11 @@ import json
 import logging
 from typing import Any
 
-from companion.rules import BadRecord, GameRecord, RulesError, effective_events, get_game
+from companion.rules import BadRecord, GameRecord, RulesError, get_game
 
 log = logging.getLogger("web.records")
 
 CSV_FIELDS = ("index", "kind", "seat", "in_force", "details")
-#: Host corrections: events of the record that are never "in force" themselves.
-CORRECTIONS = ("undo", "amend", "end_game")
 
 
 def game_summaries(table) -> list[dict[str, Any]]:
@@ -37,34 +35,6 @@ def game_title(name: str) -> str:
         return get_game(name).title
     except RulesError:
         return name
-
-
-def find_summary(table, game_id: str) -> dict[str, Any] | None:
-    return next((g for g in table.store.list_games() if str(g.get("id")) == game_id), None)
-
-
-def game_entry(table, game_id: str) -> dict[str, Any] | None:
-    """A stored game: its summary, public record, final (or current) slate and turns."""
-    summary = find_summary(table, game_id)
-    if summary is None:
-        return None
-    try:
-        record = table.store.load(summary["id"])
-        public = table.public_record(summary["id"])
-    except (KeyError, LookupError):
-        return None
-    if isinstance(public, GameRecord):
-        public = public.to_dict(public=True)
-    slate = summary.get("slate")
-    if slate is None and summary["id"] == table.game_id:
-        slate = table.snapshot().get("slate")
-    try:
-        live = {i for i, _ in effective_events(record.events)}
-    except BadRecord:
-        live = set(range(len(record.events)))
-    events = [dict(e, index=i, in_force=i in live, correction=e["kind"] in CORRECTIONS)
-              for i, e in enumerate(public["events"])]
-    return {"id": summary["id"], "summary": summary, "record": public, "slate": slate, "events": events}
 
 
 def event_details(event: dict[str, Any]) -> str:

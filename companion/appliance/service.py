@@ -22,13 +22,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials
+from companion.projection import SeatsView
 from companion.rules import BadRecord, IllegalAction, UnknownGame
 from companion.store import SqliteStore
 from companion.table import Table
-from hardware.calibration import CalibrationStore
+from hardware.calibration import CalibrationStore, applied
 from hardware.camera_setup import CameraSetup
 from hardware.faults import HardwareFault
 from hardware.reveal import DiceReader, RevealDesk, SettledScene, VisionReader
+from hardware.vision import VisionConfig
 
 log = logging.getLogger("companion.service")
 
@@ -88,14 +90,7 @@ class TableService:
             self._resume()
             self.credentials = host_credentials(self.data_dir, self.config.host.pin)
             self._open_gpio()
-            self.camera_setup = CameraSetup(CalibrationStore(self.data_dir), self.config.vision, read_only=(
-                "the demo's photos come from several cameras, so no one region or empty-table photo fits "
-                "them: on a real table this page sets them" if self.demo else None))
-            self._calibration_warned = bool(self.camera_setup.problem)
-            if self._calibration_warned:
-                self.table.set_device_status("calibration", "warning", self.camera_setup.problem)
-            self.desk = self._build_desk()
-            self.camera_setup.connect(self.desk, self._recalibrated, self._picture_withheld)
+            self._open_camera_wing()
             self.app = self._build_app()
             self._server = self._build_server()
         except BaseException:
@@ -150,7 +145,22 @@ class TableService:
         status = "demo" if self.demo else "ok"
         self.table.set_device_status("buttons", status, "virtual buttons on mock pins" if self.demo else "")
 
-    def _build_desk(self) -> RevealDesk:
+    def _open_camera_wing(self) -> None:
+        """The reveal desk, built for the host's saved calibration, and the camera page's
+        set-up, which changes that calibration and has the desk rebuild its reader."""
+        calibrations = CalibrationStore(self.data_dir)
+        calibration = calibrations.load()
+        self._calibration_warned = bool(calibrations.problem)
+        if self._calibration_warned:
+            self.table.set_device_status("calibration", "warning", calibrations.problem)
+        self.desk = self._build_desk(applied(self.config.vision, calibration, self.data_dir))
+        self.camera_setup = CameraSetup(
+            calibrations, self.config.vision, calibration, self.desk, rebuild=self._recalibrated,
+            withheld=self._picture_withheld, read_only=(
+                "the demo's photos come from several cameras, so no one region or empty-table photo fits "
+                "them: on a real table this page sets them" if self.demo else None))
+
+    def _build_desk(self, vision: VisionConfig) -> RevealDesk:
         opener = self._open_camera
         if self.demo:
             from hardware.demo_camera import DemoCamera
@@ -163,7 +173,6 @@ class TableService:
             from hardware.camera import open_camera
 
             opener = lambda: open_camera(self.config.camera)  # noqa: E731
-        vision = self.camera_setup.vision
         return RevealDesk(self.table, opener, self._reader_for(vision), ready=self._ready_for(vision),
                           resumed=self._resumed)
 
@@ -287,7 +296,7 @@ class TableService:
                 continue
             seq = change[0]
             try:
-                self.lights.show(light_states(self.table.snapshot(), self.config.gpio.seat_numbers()))
+                self.lights.show(light_states(self.table.seats_view(), self.config.gpio.seat_numbers()))
             except Exception:
                 log.exception("the seat lights could not be set")
 
@@ -355,30 +364,14 @@ class TableService:
                 signal.signal(sig, handler)
 
 
-def light_states(snapshot: dict[str, Any], seats: list[int]):
-    """Seat lights from the public snapshot: blink = this seat is to act, steady = call in.
+def light_states(seats_view: SeatsView, seats: list[int]):
+    """The seat lights for the seats' view: blink = this seat is to act, steady = call in.
 
-    Only *that* a seat has called is shown, never what: the snapshot has no secret.
+    Only *that* a seat has called is shown, never what: the view has no secret.
     """
     from hardware.gpio import LightState
 
-    prompt = snapshot.get("prompt") or {}
-    slate = snapshot.get("slate") or {}
-    if not prompt or slate.get("finished"):
-        return {}
-    players = len(slate.get("players") or [])
-    waiting = set(prompt.get("waiting") or [])
-    acting = set(prompt.get("seats") or [])
-    calling = "chip_call" in (prompt.get("wants") or []) or bool(waiting)
-    states = {}
-    for seat in seats:
-        if seat >= players:
-            continue
-        if calling:
-            states[seat] = LightState.TURN if seat in waiting else LightState.CALL_IN
-        elif seat in acting:
-            states[seat] = LightState.TURN
-    return states
+    return {seat: LightState(cue.value) for seat, cue in seats_view.cues(seats).items()}
 
 
 def vision_ready(vision_config) -> Callable[[], Any]:

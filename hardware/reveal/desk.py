@@ -269,11 +269,8 @@ class RevealDesk:
             elif isinstance(action, Answer):
                 answer = action.text
             elif isinstance(action, Offer):
-                sight = action.sight
-                outcome = self.table.offer_reading(
-                    sight.values, boxes=sight.boxes, confidences=sight.confidences, flagged=sight.flagged,
-                    reason=sight.reason, photo=action.photo, unsure=sight.unsure, readings=action.readings,
-                )
+                outcome = self.table.offer_reading(action.sight.offered(), photo=action.photo,
+                                                   readings=action.readings)
                 self.readings += 1
                 answer = action.answer(outcome)
         return answer

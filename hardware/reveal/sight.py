@@ -14,6 +14,8 @@ from typing import Any, Protocol, Sequence
 import cv2
 import numpy as np
 
+from companion.readings import OfferedReading
+
 #: The reading kinds the camera can deliver; "polyhedral" dice are typed in.
 CAMERA_KINDS = ("pips", "chance", "spike")
 PHOTO_WIDTH = 1280
@@ -29,6 +31,11 @@ class Sight:
     flagged: bool = False
     reason: str | None = None
     unsure: tuple[int, ...] = ()  # which dice (indices) the reader doubts: marked for the host
+
+    def offered(self) -> OfferedReading:
+        """This sight as the table takes a reading (`Table.offer_reading`)."""
+        return OfferedReading(self.values, self.boxes, self.confidences, self.flagged, self.reason,
+                              frozenset(self.unsure))
 
 
 class DiceReader(Protocol):
@@ -48,9 +55,8 @@ class RevealTable(Protocol):
     def readings_in_force(self) -> int:
         """How many dice readings the game has in force."""
 
-    def offer_reading(self, values: Sequence[Any], *, boxes: Sequence[Sequence[int]] = (),
-                      confidences: Sequence[float] = (), flagged: bool = False, reason: str | None = None,
-                      photo: bytes | None = None, unsure: Sequence[int] = (), readings: int | None = None) -> str:
+    def offer_reading(self, reading: OfferedReading, *, photo: bytes | None = None,
+                      readings: int | None = None) -> str:
         """Apply the reading or hold it for the host: "applied", "held", "stale" or "ignored"."""
 
     def set_device_status(self, device: str, status: str, message: str = "") -> None: ...

@@ -84,8 +84,6 @@ class VisionReader:
         def make() -> ReadySignal:
             if vision_config is None:
                 return vision.ReadyToRead()
-            return vision.ReadyToRead(vision_config.still_seconds, vision_config.motion_threshold,
-                                      vision_config.occluder_fraction, empty_table=empty, roi=vision_config.roi,
-                                      still_frames=vision_config.still_frames)
+            return vision.ReadyToRead.from_config(vision_config, empty_table=empty)
 
         return make

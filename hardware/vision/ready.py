@@ -115,6 +115,12 @@ def _colour(frame: np.ndarray) -> np.ndarray:
     return frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
 
 
+class Photo(enum.Enum):
+    """`ReadyToRead.from_config`'s default: load the config's empty-table photo."""
+
+    LOAD = "load"
+
+
 class ReadyToRead:
     """Feed frames with their times; READY once the scene has been still for `still_seconds`."""
 
@@ -143,10 +149,14 @@ class ReadyToRead:
         self.state = ReadyState.WAITING
 
     @classmethod
-    def from_config(cls, config) -> "ReadyToRead":
-        """Built from a VisionConfig, its empty-table photo loaded here; an unreadable photo
-        raises UnreadableFrame (a watcher that silently could not tell a cup would mislead)."""
-        reference = EmptyTable.load(config.empty_table, config.roi) if config.empty_table else None
+    def from_config(cls, config, *, empty_table: EmptyTable | None | Photo = Photo.LOAD) -> "ReadyToRead":
+        """Built from a VisionConfig. `empty_table`: the EmptyTable already made of its photo
+        (shared with the reader), or None to go without; by default the photo is loaded here,
+        and an unreadable one raises UnreadableFrame (a watcher that silently could not tell
+        a cup would mislead)."""
+        reference = empty_table
+        if reference is Photo.LOAD:
+            reference = EmptyTable.load(config.empty_table, config.roi) if config.empty_table else None
         return cls(still_seconds=config.still_seconds, motion_threshold=config.motion_threshold,
                    occluder_fraction=config.occluder_fraction, empty_table=reference, roi=config.roi,
                    still_frames=config.still_frames)
