@@ -267,9 +267,7 @@ def main():
     ap.add_argument("--out", default="hardware/vision/models/dice_centres.onnx")
     ap.add_argument("--epochs", type=int, default=280)
     ap.add_argument("--per-epoch", type=int, default=640)
-    # Tried 2026-11-21 with --synth 2500 --synth-share 0.35 (70 epochs): worse on real photos
-    # (matteop right 96.1 -> 90.6%, rendered pip precision 96.9 -> 83.5%, all split), so the
-    # shipped model is trained without them (the default).
+    # procedural scenes (synth_scenes.py): off by default, see docs/decisions.md
     ap.add_argument("--synth", type=int, default=0, help="procedural scenes drawn before training")
     ap.add_argument("--synth-share", type=float, default=0.35, help="share of each batch taken from them")
     ap.add_argument("--paste", type=float, default=0.0,

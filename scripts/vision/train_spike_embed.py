@@ -4,17 +4,7 @@ Reproduce:
     /tmp/tv/bin/python scripts/vision/train_spike_embed.py --out hardware/vision/models/face_embed.onnx
 (torch CPU + numpy + opencv + onnx; one thread; seeds fixed; about two hours.)
 
-Measured 2026-11-21 (scripts/vision/spike_check.py): 27000 steps (the default) against
-the earlier 9000, with the same schedule shape (validation episodes 0.906 at the end);
-spike-A dice right 90.6 -> 93.4% (scenes right 5.0 -> 13.3%, none silent); pip dice taught
-as spike dice: rendered 98.4 -> 98.4%, byler 76.0 -> 81.5%, matteop 98.5 -> 98.2%.
-
-Measured 2026-11-23 (the same script, face model of 140 epochs in place): 81000 steps
-(the default now; validation episodes 0.923 at the end) against 27000. Chosen on pip dice
-taught as spike dice, never on spike-A: scenes right rendered 62.5 -> 79.2%, matteop
-88.8 -> 91.5% (silent 0.3 -> 0%), byler 2.0 -> 4.6% (dice 80.3 -> 79.5%, wrong dice read
-at >= 0.8: 9 -> 6). spike-A, read afterwards: dice right 95.0 -> 95.0%, scenes right
-23.3 -> 21.7% (one scene), silent 0 -> 0%.
+Why 81000 steps, with figures: docs/decisions.md.
 
 Data provenance: **only procedurally generated symbols** (scripts/vision/glyphs.py:
 random strokes, polygons, rings, stars, rays, arcs, dots, pip layouts and combinations,
