@@ -62,6 +62,30 @@ def test_qr_code_defaults_to_the_address_the_slate_was_opened_at():
     assert "http://192.168.4.20:8000/" in html
 
 
+@pytest.mark.parametrize("base", ["http://localhost:8000", "http://127.0.0.1:8000", "http://[::1]:8000"])
+def test_a_loopback_request_gets_a_qr_code_and_url_phones_can_reach(base):
+    """Issue 24: the kiosk asks on localhost; its QR code must name the LAN address."""
+    from web.slate import qr_svg
+
+    calls = []
+    app, _ = make_app(lan_url=lambda: calls.append(1) or "http://192.168.1.50:8000/")
+    html = app.test_client().get("/", base_url=base).get_data(as_text=True)
+    assert "http://192.168.1.50:8000/" in html
+    assert str(qr_svg("http://192.168.1.50:8000/")) in html
+    for loopback in ("localhost", "127.0.0.1", "[::1]"):
+        assert loopback not in html
+    assert calls  # asked per request: the address may change (Wi-Fi joined after boot)
+
+
+def test_a_lan_request_keeps_its_own_address_and_public_url_wins_everywhere():
+    app, _ = make_app(lan_url="http://192.168.1.50:8000/")
+    html = app.test_client().get("/", base_url="http://gametable.local:8000").get_data(as_text=True)
+    assert "http://gametable.local:8000/" in html and "192.168.1.50" not in html
+    app, _ = make_app(lan_url="http://192.168.1.50:8000/", slate_url="https://table.club.example/")
+    html = app.test_client().get("/", base_url="http://localhost:8000").get_data(as_text=True)
+    assert "https://table.club.example/" in html and "192.168.1.50" not in html
+
+
 def test_everything_is_served_locally_no_cdn_no_outside_fonts():
     app, _ = make_app()
     html = app.test_client().get("/").get_data(as_text=True)

@@ -21,6 +21,7 @@ from markupsafe import Markup
 
 from web.errors import error_response
 from web.guard import is_host
+from web.headers import host_name
 
 bp = Blueprint("slate", __name__)
 
@@ -37,8 +38,28 @@ def companion() -> dict[str, Any]:
     return current_app.extensions["companion"]
 
 
+LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
+
+
+def is_loopback(host: str) -> bool:
+    """True for a Host header that names this machine only (the kiosk asks on loopback)."""
+    name = host_name(host)
+    return name in LOOPBACK_NAMES or name.endswith(".localhost") or name.startswith("127.") or name == "::1"
+
+
 def slate_url() -> str:
-    return companion()["settings"].get("slate_url") or request.url_root
+    """The URL the QR code opens: the configured one, else the one this request used,
+    unless that names loopback (the table's own screen): then the address the appliance
+    says phones can reach (settings `lan_url`, a string or a function), never localhost."""
+    settings = companion()["settings"]
+    if settings.get("slate_url"):
+        return settings["slate_url"]
+    if is_loopback(request.host):
+        lan = settings.get("lan_url")
+        lan = lan() if callable(lan) else lan
+        if lan:
+            return lan
+    return request.url_root
 
 
 def qr_svg(url: str) -> Markup:

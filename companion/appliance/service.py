@@ -205,6 +205,7 @@ class TableService:
             "allowed_hosts": list(web.allowed_hosts),
             "secret_key": self.credentials.secret_key,
             "title": self.config.table.name,
+            "lan_url": lambda: self.url,  # the kiosk asks on localhost: its QR code names the LAN
         }
         if web.public_url:
             settings["slate_url"] = web.public_url
@@ -403,17 +404,21 @@ def demo_reader(camera, vision_config, table) -> DiceReader:
 
 
 def _reachable_host(host: str) -> str:
-    """The address a phone or tablet would use for a server listening on `host`."""
+    """The address a phone or tablet would use for a server listening on `host`: the LAN
+    address, else (no route yet: a hotspot still starting) the mDNS name `<hostname>.local`."""
     if host not in ("0.0.0.0", "::", ""):
         return host
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         probe.connect(("10.254.254.254", 1))  # no packet is sent: this only picks the LAN interface
-        return probe.getsockname()[0]
+        address = probe.getsockname()[0]
     except OSError:
-        return "127.0.0.1"
+        address = "127.0.0.1"
     finally:
         probe.close()
+    if address.startswith("127.") or address == "0.0.0.0":
+        return f"{socket.gethostname()}.local"
+    return address
 
 
 def _close_server(server) -> None:
