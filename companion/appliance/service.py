@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
+from companion.appliance import watchdog
 from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials
 from companion.rules import BadRecord, IllegalAction, UnknownGame
 from companion.store import SqliteStore
@@ -106,6 +107,11 @@ class TableService:
             self._spawn("seat-lights", self._drive_lights)
         self.desk.start()
         self._spawn("http", self._server.run)
+        self._watchdog = watchdog.start({
+            "the camera loop": watchdog.turned_lately(lambda: self.desk.turned_at),
+            "the web server": watchdog.http_answers(watchdog.own_url(self.host, self.port, "/api/state")),
+        })
+        watchdog.notify("READY=1")
         log.info("table service up at %s (data in %s)", self.url, self.data_dir)
 
     def _claim_data_dir(self) -> None:
@@ -318,6 +324,9 @@ class TableService:
         if self._stopping.is_set():
             return
         self._stopping.set()
+        watchdog.notify("STOPPING=1")
+        if getattr(self, "_watchdog", None) is not None:
+            self._watchdog.stop()
         if self.table is not None:  # wakes every waiter: the lights thread, the slates' streams
             self.table.set_device_status("service", "stopping", "the table service is shutting down")
         if self._server is not None:
