@@ -19,6 +19,7 @@ VENV="$PREFIX/venv"
 BIN="$PREFIX/bin"
 UNIT_DIR=/etc/systemd/system
 USER_UNIT_DIR=/etc/systemd/user
+JOURNALD_DROPIN=/etc/systemd/journald.conf.d/60-game-companion.conf
 CONF_DIR=/etc/game-companion
 CONF="$CONF_DIR/config.toml"
 DATA_DIR=/var/lib/game-companion
@@ -467,6 +468,18 @@ setup_kiosk() {
     fi
 }
 
+# Logs that survive a power cut: a journald drop-in with persistent, bounded storage.
+keep_logs() {
+    local dest before=""
+    dest="$(at "$JOURNALD_DROPIN")"
+    if [ -f "$dest" ]; then before="$(cat "$dest")"; fi
+    put_file "$SOURCE/systemd/journald-game-companion.conf" "$JOURNALD_DROPIN" 0644
+    if [ "$before" != "$(cat "$dest")" ]; then
+        system systemctl restart systemd-journald
+        say "the journal is kept across reboots (journalctl -b -1 -u game-companion: the boot before)"
+    fi
+}
+
 start_service() {
     system systemctl daemon-reload
     system systemctl enable "$SERVICE"
@@ -481,6 +494,7 @@ do_install() {
     install_venv
     write_config
     setup_kiosk
+    keep_logs
     start_service
     say "done. The slate: http://$(hostname).local:8000/  (host panel: /host)"
     if [ "$KIOSK" = 1 ]; then say "the screen of $KIOSK_USER shows the slate after a reboot"; fi
@@ -494,6 +508,11 @@ do_uninstall() {
     for script in "${KIOSK_SCRIPTS[@]}"; do rm -f "$(at "$BIN/$script")"; done
     rm -rf "$(at "$VENV")" "$(at "$PREFIX/docs")"
     rm -f "$(at "$PREFIX/constraints.txt")"
+    if [ -f "$(at "$JOURNALD_DROPIN")" ]; then
+        rm -f "$(at "$JOURNALD_DROPIN")"
+        rmdir "$(at "$(dirname "$JOURNALD_DROPIN")")" 2>/dev/null || true
+        system systemctl restart systemd-journald
+    fi
     rmdir "$(at "$BIN")" "$(at "$PREFIX")" 2>/dev/null || true
     if [ "$KIOSK" = 1 ]; then
         remove_block "$(at "$KIOSK_HOME/.config/labwc/autostart")"

@@ -366,3 +366,22 @@ echo "after setup_kiosk"
     assert "warning: raspi-config could not set boot to desktop" in result.stdout
     assert "after setup_kiosk" in result.stdout
     assert "raspi-config nonint do_boot_behaviour B4" in (tmp_path / "calls.log").read_text()
+
+
+def test_the_journal_is_kept_on_the_card_bounded_and_given_back_on_uninstall(tmp_path, fake_bin):
+    """Issue 24: Raspberry Pi OS keeps the journal in RAM; a power cut lost the table's logs."""
+    import configparser
+
+    root = tmp_path / "root"
+    out = ok(install(root, fake_bin))
+    dropin = root / "etc/systemd/journald.conf.d/60-game-companion.conf"
+    journal = configparser.ConfigParser(comment_prefixes=("#",))
+    journal.read_string(dropin.read_text())
+    assert journal["Journal"]["Storage"] == "persistent"
+    assert journal["Journal"]["SystemMaxUse"] == "64M"
+    assert dropin.name > "40-rpi-volatile-storage.conf"  # read after the OS's volatile one
+    assert ["systemctl", "restart", "systemd-journald"] in planned(out)
+    assert ["systemctl", "restart", "systemd-journald"] not in planned(ok(install(root, fake_bin)))
+    out = ok(install(root, fake_bin, "--uninstall"))
+    assert not dropin.exists() and not dropin.parent.exists()
+    assert ["systemctl", "restart", "systemd-journald"] in planned(out)
