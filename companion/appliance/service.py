@@ -141,13 +141,16 @@ class TableService:
         wiring = self.config.gpio
         try:
             if self.pin_factory is None:
-                self.pin_factory = make_pin_factory("mock" if self.demo else wiring.pin_factory)
+                self.pin_factory = make_pin_factory("mock" if self.demo else wiring.pin_factory, wiring.chip)
                 self._owns_factory = True
             self.buttons = TableButtons(wiring, self.presses, pin_factory=self.pin_factory)
             self.lights = SeatLights(wiring, pin_factory=self.pin_factory)
         except HardwareFault as exc:
-            log.warning("table buttons unavailable: %s", exc)
-            self.table.set_device_status("buttons", "unavailable", str(exc))
+            from hardware.table.chips import describe_chips, list_chips
+
+            message = f"VIRTUAL BUTTONS ONLY: {exc}. {describe_chips(list_chips())}"
+            log.error("table buttons unavailable: %s", message)
+            self.table.set_device_status("buttons", "unavailable", message)
             for part in (self.buttons, self.lights):
                 if part is not None:
                     part.close()
