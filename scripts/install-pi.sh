@@ -20,6 +20,7 @@ BIN="$PREFIX/bin"
 UNIT_DIR=/etc/systemd/system
 USER_UNIT_DIR=/etc/systemd/user
 JOURNALD_DROPIN=/etc/systemd/journald.conf.d/60-game-companion.conf
+AVAHI_SERVICE=/etc/avahi/services/game-companion.service
 CONF_DIR=/etc/game-companion
 CONF="$CONF_DIR/config.toml"
 DATA_DIR=/var/lib/game-companion
@@ -294,7 +295,8 @@ install_packages() {
     # (rpicam-hello) are for troubleshooting; the desktop image already has the full set.
     # numpy too: the venv uses the OS's numpy (picamera2's compiled helpers are built
     # against it), and pip is held to that version (see install_venv).
-    local pkgs=(python3-venv python3-numpy python3-picamera2 python3-libcamera python3-lgpio curl)
+    # avahi-daemon answers for <hostname>.local and advertises the slate (already on the images).
+    local pkgs=(python3-venv python3-numpy python3-picamera2 python3-libcamera python3-lgpio curl avahi-daemon)
     local pkg
     if lacks rpicam-hello libcamera-hello; then
         pkg="$(pick_package rpicam-apps-lite libcamera-apps-lite)"
@@ -333,6 +335,7 @@ install_files() {
     done
     put_file "$SOURCE/systemd/$SERVICE" "$UNIT_DIR/$SERVICE" 0644
     put_file "$SOURCE/systemd/game-companion-kiosk.service" "$USER_UNIT_DIR/game-companion-kiosk.service" 0644
+    put_file "$SOURCE/systemd/avahi-game-companion.xml" "$AVAHI_SERVICE" 0644
     for doc in "${DOCS[@]}"; do
         if [ -f "$SOURCE/docs/$doc" ]; then put_file "$SOURCE/docs/$doc" "$PREFIX/docs/$doc" 0644; fi
     done
@@ -504,7 +507,7 @@ do_uninstall() {
     local script
     find_kiosk_user
     system systemctl disable --now "$SERVICE" || say "the service was not installed"
-    rm -f "$(at "$UNIT_DIR/$SERVICE")" "$(at "$USER_UNIT_DIR/game-companion-kiosk.service")"
+    rm -f "$(at "$UNIT_DIR/$SERVICE")" "$(at "$USER_UNIT_DIR/game-companion-kiosk.service")" "$(at "$AVAHI_SERVICE")"
     for script in "${KIOSK_SCRIPTS[@]}"; do rm -f "$(at "$BIN/$script")"; done
     rm -rf "$(at "$VENV")" "$(at "$PREFIX/docs")"
     rm -f "$(at "$PREFIX/constraints.txt")"

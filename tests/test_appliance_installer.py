@@ -385,3 +385,20 @@ def test_the_journal_is_kept_on_the_card_bounded_and_given_back_on_uninstall(tmp
     out = ok(install(root, fake_bin, "--uninstall"))
     assert not dropin.exists() and not dropin.parent.exists()
     assert ["systemctl", "restart", "systemd-journald"] in planned(out)
+
+
+def test_the_slate_is_advertised_over_mdns_and_the_entry_goes_with_uninstall(tmp_path, fake_bin):
+    """Issue 24: an avahi service file names the slate's port, as the unit serves it."""
+    root = tmp_path / "root"
+    out = ok(install(root, fake_bin))
+    advert = root / "etc/avahi/services/game-companion.service"
+    tree = ET.fromstring(advert.read_text())
+    service = tree.find("service")
+    assert service.findtext("type") == "_http._tcp"
+    unit = root / "etc/systemd/system/game-companion.service"
+    command = shlex.split(unit_value(unit, "ExecStart")[0])
+    assert service.findtext("port") == command[command.index("--port") + 1]
+    assert "%h" in tree.findtext("name")
+    assert any("avahi-daemon" in step for step in planned(out) if "install" in step)
+    ok(install(root, fake_bin, "--uninstall"))
+    assert not advert.exists()
