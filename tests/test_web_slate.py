@@ -325,3 +325,18 @@ def test_a_feed_whose_client_has_gone_ends_within_a_second_without_a_write():
     with pytest.raises(StopIteration):
         next(stream)
     assert time.monotonic() - started < 1.5
+
+
+def test_a_configured_network_gets_a_wifi_qr_code_on_the_slate():
+    """Issue 24: the Pi's own hotspot: phones scan one code to join, one to open the slate."""
+    import segno.helpers
+
+    from web.slate import wifi_qr_svg
+
+    app, _ = make_app(wifi=("GameTable", "dice-night-42"))
+    html = app.test_client().get("/").get_data(as_text=True)
+    assert str(wifi_qr_svg("GameTable", "dice-night-42")) in html and "GameTable" in html
+    assert "dice-night-42" not in html.replace(str(wifi_qr_svg("GameTable", "dice-night-42")), "")
+    assert segno.helpers.make_wifi_data("GameTable", "dice-night-42", "WPA") == "WIFI:T:WPA;S:GameTable;P:dice-night-42;;"
+    app, _ = make_app()
+    assert "qr-wifi" not in app.test_client().get("/").get_data(as_text=True)

@@ -16,6 +16,7 @@ import time
 from typing import Any, Callable, Iterator
 
 import segno
+import segno.helpers
 from flask import Blueprint, Response, abort, current_app, render_template, request
 from markupsafe import Markup
 
@@ -68,12 +69,20 @@ def qr_svg(url: str) -> Markup:
     return Markup(code.svg_inline(scale=4, dark="#111", light="#fff", omitsize=True, title="Open the slate on your phone"))
 
 
+def wifi_qr_svg(ssid: str, password: str | None) -> Markup:
+    """A QR code that joins a phone to the table's network (the WIFI: scheme phones read)."""
+    code = segno.helpers.make_wifi(ssid=ssid, password=password, security="WPA" if password else "nopass")
+    return Markup(code.svg_inline(scale=4, dark="#111", light="#fff", omitsize=True, title="Join the table's Wi-Fi"))
+
+
 @bp.get("/")
 def index():
     seq, snapshot = companion()["table"].snapshot_json()
     url = slate_url()
+    wifi = companion()["settings"].get("wifi")
     # JSON inside <script>: no "<" at all, so no name can close or confuse the tag
-    return render_template("slate.html", snapshot=Markup(snapshot.replace("<", "\\u003c")), qr=qr_svg(url), url=url)
+    return render_template("slate.html", snapshot=Markup(snapshot.replace("<", "\\u003c")), qr=qr_svg(url), url=url,
+                           wifi_qr=wifi_qr_svg(*wifi) if wifi else None, wifi_ssid=wifi[0] if wifi else None)
 
 
 @bp.get("/events")

@@ -218,6 +218,8 @@ class TableService:
         }
         if web.public_url:
             settings["slate_url"] = web.public_url
+        if web.wifi_ssid:
+            settings["wifi"] = (web.wifi_ssid, web.wifi_password)
         if web.sse_max_seconds is not None:
             settings["sse_max_seconds"] = web.sse_max_seconds
         return create_app(self.table, settings, on_reveal=self.reveal_now, camera=self.camera_setup)
