@@ -18,6 +18,12 @@ AwbEnable, and, from libcamera 0.5, ExposureTimeMode and AnalogueGainMode (0 aut
 1 manual), which replaced AeEnable (picamera2 issue #1269: AeEnable is then ignored, and
 picamera2 refuses a control the camera does not advertise). Both are sent where both
 exist; only the advertised ones are ever sent.
+
+A stalled camera (a loose ribbon, a frontend time-out that never surfaces) must not hang
+the camera loop: frames are asked for without waiting (`capture_array(wait=False)`) and
+collected with picamera2's `wait(job, timeout=...)`, so a frame later than
+`read_timeout` seconds is a `CameraUnavailable`: the desk closes the camera, says so on
+the host panel, and opens it again.
 """
 
 from __future__ import annotations
@@ -39,6 +45,9 @@ _LOCKED_CONTROLS = ("ExposureTime", "AnalogueGain", "ColourGains")
 _AUTOMATIC_CONTROLS = (("AeEnable", True, False), ("AwbEnable", True, False),
                        ("ExposureTimeMode", 0, 1), ("AnalogueGainMode", 0, 1))
 _AF_CONTINUOUS = 2  # libcamera's AfModeEnum.Continuous, used when libcamera's enum cannot be imported
+#: Seconds a frame may take before the camera counts as stalled (a frame takes 33 ms at 30 fps,
+#: a still-mode frame well under a second).
+READ_TIMEOUT = 5.0
 
 
 class PiCamera:
@@ -55,8 +64,10 @@ class PiCamera:
         mains_hz: int = 0,
         camera_num: int = 0,
         sleep: Callable[[float], None] | None = None,
+        read_timeout: float = READ_TIMEOUT,
     ) -> None:
         self._sleep = sleep or time.sleep
+        self._read_timeout = read_timeout
         self._warmup_seconds = warmup_seconds
         try:
             from picamera2 import Picamera2
@@ -133,7 +144,11 @@ class PiCamera:
         if self._camera is None:
             raise CameraUnavailable("the Raspberry Pi camera was closed")
         try:
-            return self._camera.capture_array("main")
+            job = self._camera.capture_array("main", wait=False)
+            return self._camera.wait(job, timeout=self._read_timeout)
+        except TimeoutError as exc:
+            raise CameraUnavailable(f"the Raspberry Pi camera gave no frame for {self._read_timeout:g} s "
+                                    f"(stalled); it is being restarted. Meanwhile, {_MANUAL_HINT}") from exc
         except Exception as exc:
             raise CameraUnavailable(f"the Raspberry Pi camera stopped answering ({exc}); {_MANUAL_HINT}") from exc
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install (or remove) the Game Table Companion appliance on Raspberry Pi OS Bookworm.
+# Install (or remove) the Game Table Companion appliance on Raspberry Pi OS Trixie or Bookworm
+# (desktop or Lite).
 #
 #   sudo scripts/install-pi.sh                  install, or update after a `git pull`
 #   sudo scripts/install-pi.sh --uninstall      remove it; keep games and config
@@ -18,6 +19,8 @@ VENV="$PREFIX/venv"
 BIN="$PREFIX/bin"
 UNIT_DIR=/etc/systemd/system
 USER_UNIT_DIR=/etc/systemd/user
+JOURNALD_DROPIN=/etc/systemd/journald.conf.d/60-game-companion.conf
+AVAHI_SERVICE=/etc/avahi/services/game-companion.service
 CONF_DIR=/etc/game-companion
 CONF="$CONF_DIR/config.toml"
 DATA_DIR=/var/lib/game-companion
@@ -237,9 +240,24 @@ passwd_field() {
     echo "$entry" | cut -d: -f"$2"
 }
 
+# True when the target system has a desktop that boots into a logged-in session: lightdm,
+# which raspi-config's "boot to desktop, logged in" (B4) needs. Raspberry Pi OS Lite has none.
+has_desktop() {
+    [ -d "$(at /etc/lightdm)" ] || [ -e "$(at /etc/init.d/lightdm)" ]
+}
+
 # Who sits at the screen: --kiosk-user, else the user who ran sudo, else uid 1000.
+# Without a desktop (Lite) there is no screen to fill: install without the kiosk, saying so,
+# before any package (Chromium) is fetched for it.
 find_kiosk_user() {
     [ "$KIOSK" = 1 ] || return 0
+    if ! has_desktop; then
+        say "no desktop here (Raspberry Pi OS Lite: no lightdm); installing without the kiosk."
+        say "  The slate is opened from tablets and phones. For a screen at the table, install the"
+        say "  desktop (sudo apt install rpd-wayland-core lightdm) and run this installer again."
+        KIOSK=0
+        return 0
+    fi
     if [ -z "$KIOSK_USER" ] && [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
         KIOSK_USER="$SUDO_USER"
     fi
@@ -275,7 +293,10 @@ install_packages() {
     # picamera2 and libcamera must come from Raspberry Pi OS (they match its kernel and
     # camera stack); the venv sees them through --system-site-packages. The camera apps
     # (rpicam-hello) are for troubleshooting; the desktop image already has the full set.
-    local pkgs=(python3-venv python3-picamera2 python3-libcamera python3-lgpio curl)
+    # numpy too: the venv uses the OS's numpy (picamera2's compiled helpers are built
+    # against it), and pip is held to that version (see install_venv).
+    # avahi-daemon answers for <hostname>.local and advertises the slate (already on the images).
+    local pkgs=(python3-venv python3-numpy python3-picamera2 python3-libcamera python3-lgpio curl avahi-daemon)
     local pkg
     if lacks rpicam-hello libcamera-hello; then
         pkg="$(pick_package rpicam-apps-lite libcamera-apps-lite)"
@@ -314,20 +335,56 @@ install_files() {
     done
     put_file "$SOURCE/systemd/$SERVICE" "$UNIT_DIR/$SERVICE" 0644
     put_file "$SOURCE/systemd/game-companion-kiosk.service" "$USER_UNIT_DIR/game-companion-kiosk.service" 0644
+    put_file "$SOURCE/systemd/avahi-game-companion.xml" "$AVAHI_SERVICE" 0644
     for doc in "${DOCS[@]}"; do
         if [ -f "$SOURCE/docs/$doc" ]; then put_file "$SOURCE/docs/$doc" "$PREFIX/docs/$doc" 0644; fi
     done
 }
 
+# The version of the OS's numpy (python3-numpy) on the target system, from its metadata
+# folder: Bookworm ships 1.24.2, Trixie 2.2.4. Empty when there is none (a scratch root).
+os_numpy_version() {
+    local meta name
+    for meta in "$(at /usr/lib/python3/dist-packages)"/numpy-*.dist-info "$(at /usr/lib/python3/dist-packages)"/numpy-*.egg-info; do
+        [ -e "$meta" ] || continue
+        name="${meta##*/numpy-}"
+        name="${name%.*-info}"
+        echo "${name%%+*}"
+        return 0
+    done
+    if [ "$LIVE" = 1 ]; then
+        /usr/bin/python3 -c 'import numpy; print(numpy.__version__)' 2>/dev/null || true
+    fi
+}
+
+# pip's constraints: keep the OS's numpy. Replacing it in the venv (numpy<2 built from
+# source on Trixie's Python 3.13, or a numpy 2 on Bookworm) would break `import picamera2`;
+# held to it, pip picks the OpenCV wheel built for that numpy.
+write_constraints() {
+    local version file
+    file="$(at "$PREFIX/constraints.txt")"
+    version="$(os_numpy_version)"
+    mkdir -p "$(dirname "$file")"
+    if [ -n "$version" ]; then
+        printf '# Written by scripts/install-pi.sh: the OS numpy (python3-numpy) stays.\nnumpy==%s\n' "$version" > "$file.new"
+    else
+        say "warning: no python3-numpy found on the target; pip is not held to the OS's numpy"
+        printf '# Written by scripts/install-pi.sh: no python3-numpy found on the target.\n' > "$file.new"
+    fi
+    if [ -f "$file" ] && cmp -s "$file.new" "$file"; then rm -f "$file.new"; else mv "$file.new" "$file"; chmod 0644 "$file"; say "wrote $PREFIX/constraints.txt${version:+ (numpy==$version)}"; fi
+}
+
 install_venv() {
-    # numpy<2: Raspberry Pi OS builds picamera2's compiled helpers (simplejpeg) against
-    # its numpy 1.x; a numpy 2 in the venv would break `import picamera2`.
     if [ ! -x "$(at "$VENV/bin/python")" ]; then
-        # The OS's own Python: picamera2 and libcamera are installed for it.
+        # The OS's own Python: picamera2, libcamera and numpy are installed for it.
         system /usr/bin/python3 -m venv --system-site-packages "$VENV"
     fi
+    write_constraints
     say "installing the companion into $VENV (a few minutes on a Pi 4)"
-    system "$VENV/bin/pip" install --disable-pip-version-check --quiet "${SOURCE}[pi]" "numpy<2"
+    # Binary wheels only: nothing is compiled on the Pi (a missing wheel fails in seconds,
+    # not after an hour of building).
+    system "$VENV/bin/pip" install --disable-pip-version-check --quiet --only-binary=:all: \
+        --constraint "$PREFIX/constraints.txt" "${SOURCE}[pi]"
 }
 
 six_digit_pin() {
@@ -407,8 +464,22 @@ setup_kiosk() {
     if [ "$LIVE" = 0 ] || command -v raspi-config >/dev/null 2>&1; then
         # Boot to the desktop, logged in, with the screen never blanked. raspi-config
         # applies both to $SUDO_USER: make that the kiosk user.
-        system env SUDO_USER="$KIOSK_USER" raspi-config nonint do_boot_behaviour B4
-        system env SUDO_USER="$KIOSK_USER" raspi-config nonint do_blanking 1
+        system env SUDO_USER="$KIOSK_USER" raspi-config nonint do_boot_behaviour B4 ||
+            say "warning: raspi-config could not set boot to desktop (logged in); set it in raspi-config, System Options"
+        system env SUDO_USER="$KIOSK_USER" raspi-config nonint do_blanking 1 ||
+            say "warning: raspi-config could not turn screen blanking off"
+    fi
+}
+
+# Logs that survive a power cut: a journald drop-in with persistent, bounded storage.
+keep_logs() {
+    local dest before=""
+    dest="$(at "$JOURNALD_DROPIN")"
+    if [ -f "$dest" ]; then before="$(cat "$dest")"; fi
+    put_file "$SOURCE/systemd/journald-game-companion.conf" "$JOURNALD_DROPIN" 0644
+    if [ "$before" != "$(cat "$dest")" ]; then
+        system systemctl restart systemd-journald
+        say "the journal is kept across reboots (journalctl -b -1 -u game-companion: the boot before)"
     fi
 }
 
@@ -426,6 +497,7 @@ do_install() {
     install_venv
     write_config
     setup_kiosk
+    keep_logs
     start_service
     say "done. The slate: http://$(hostname).local:8000/  (host panel: /host)"
     if [ "$KIOSK" = 1 ]; then say "the screen of $KIOSK_USER shows the slate after a reboot"; fi
@@ -435,9 +507,15 @@ do_uninstall() {
     local script
     find_kiosk_user
     system systemctl disable --now "$SERVICE" || say "the service was not installed"
-    rm -f "$(at "$UNIT_DIR/$SERVICE")" "$(at "$USER_UNIT_DIR/game-companion-kiosk.service")"
+    rm -f "$(at "$UNIT_DIR/$SERVICE")" "$(at "$USER_UNIT_DIR/game-companion-kiosk.service")" "$(at "$AVAHI_SERVICE")"
     for script in "${KIOSK_SCRIPTS[@]}"; do rm -f "$(at "$BIN/$script")"; done
     rm -rf "$(at "$VENV")" "$(at "$PREFIX/docs")"
+    rm -f "$(at "$PREFIX/constraints.txt")"
+    if [ -f "$(at "$JOURNALD_DROPIN")" ]; then
+        rm -f "$(at "$JOURNALD_DROPIN")"
+        rmdir "$(at "$(dirname "$JOURNALD_DROPIN")")" 2>/dev/null || true
+        system systemctl restart systemd-journald
+    fi
     rmdir "$(at "$BIN")" "$(at "$PREFIX")" 2>/dev/null || true
     if [ "$KIOSK" = 1 ]; then
         remove_block "$(at "$KIOSK_HOME/.config/labwc/autostart")"

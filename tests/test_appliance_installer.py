@@ -46,7 +46,10 @@ def fake_bin(tmp_path) -> Path:
     return folder
 
 
-def install(root: Path, fake_bin: Path, *args: str) -> subprocess.CompletedProcess:
+def install(root: Path, fake_bin: Path, *args: str, desktop: bool = True) -> subprocess.CompletedProcess:
+    """Run the installer on a scratch root that looks like the desktop image (lightdm) or Lite."""
+    if desktop:
+        (root / "etc/lightdm").mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PATH=f"{fake_bin}:{os.environ['PATH']}")
     env.pop("DESTDIR", None)
     env.pop("SUDO_USER", None)
@@ -201,7 +204,6 @@ def test_uninstall_removes_what_it_installed_and_keeps_config(tmp_path, fake_bin
     out = ok(install(root, fake_bin, "--uninstall"))
     assert not (root / "opt/game-companion").exists()
     assert not (root / "etc/systemd/system/game-companion.service").exists()
-    assert not (root / "etc/systemd/user/game-companion-kiosk.service").exists()
     assert (config_dir / "labwc/autostart").read_text() == USER_AUTOSTART
     assert (config_dir / "wayfire.ini").read_text() == USER_WAYFIRE
     assert not (config_dir / "labwc/rc.xml").exists()  # it was ours alone
@@ -253,7 +255,7 @@ def test_no_kiosk_leaves_the_desktop_alone(tmp_path, fake_bin):
 
 
 def test_purge_without_uninstall_is_refused(tmp_path, fake_bin):
-    result = install(tmp_path / "root", fake_bin, "--purge")
+    result = install(tmp_path / "root", fake_bin, "--purge", desktop=False)
     assert result.returncode != 0
     assert "--purge only goes with --uninstall" in result.stderr
     assert not (tmp_path / "root" / "etc").exists()
@@ -268,6 +270,7 @@ def test_unknown_option_is_named(tmp_path, fake_bin):
 def test_destdir_works_like_root(tmp_path, fake_bin):
     root = tmp_path / "staging"
     env = dict(os.environ, PATH=f"{fake_bin}:{os.environ['PATH']}", DESTDIR=str(root))
+    (root / "etc/lightdm").mkdir(parents=True)
     result = subprocess.run(["bash", str(INSTALLER), "--kiosk-user", "pi"], capture_output=True, text=True, env=env)
     assert result.returncode == 0, result.stderr
     assert (root / "etc/systemd/system/game-companion.service").is_file()
@@ -297,3 +300,105 @@ def test_a_kept_config_with_a_pin_under_six_digits_is_warned_about_without_showi
     assert config.read_text() == '[host]\npin = "4242"\n'
     config.write_text('[host]\npin = "424242"\n')
     assert "WARNING" not in ok(install(root, fake_bin))
+
+
+def os_numpy(root: Path, version: str) -> None:
+    """The scratch root's python3-numpy, as Debian installs its metadata."""
+    (root / f"usr/lib/python3/dist-packages/numpy-{version}.dist-info").mkdir(parents=True)
+
+
+@pytest.mark.parametrize("release, version", [("bookworm", "1.24.2"), ("trixie", "2.2.4")])
+def test_pip_is_held_to_the_os_numpy_and_never_asked_for_numpy_below_2(tmp_path, fake_bin, release, version):
+    """Issue 24: `numpy<2` has no wheel for Trixie's Python 3.13 and would shadow the OS's numpy."""
+    root = tmp_path / release
+    os_numpy(root, version)
+    out = ok(install(root, fake_bin))
+    steps = planned(out)
+    pip = [step for step in steps if step[0].endswith("/bin/pip")]
+    assert len(pip) == 1 and "--only-binary=:all:" in pip[0]
+    assert not any("numpy" in word for word in pip[0])
+    constraints = pip[0][pip[0].index("--constraint") + 1]
+    assert constraints == "/opt/game-companion/constraints.txt"
+    pins = [line for line in (root / constraints.lstrip("/")).read_text().splitlines() if not line.startswith("#")]
+    assert pins == [f"numpy=={version}"]
+    apt = next(step for step in steps if step[:2] == ["env", "DEBIAN_FRONTEND=noninteractive"])
+    assert "python3-numpy" in apt
+
+
+def test_without_the_os_numpy_the_installer_warns_and_pins_nothing(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    out = ok(install(root, fake_bin))
+    assert "no python3-numpy found" in out
+    text = (root / "opt/game-companion/constraints.txt").read_text()
+    assert "numpy==" not in text
+
+
+def test_lite_installs_the_service_without_the_kiosk_and_says_so(tmp_path, fake_bin):
+    """Issue 24: on Lite, raspi-config's B4 fails (no lightdm); the service must still be enabled."""
+    root = tmp_path / "root"
+    config_dir = home_files(root)
+    out = ok(install(root, fake_bin, desktop=False))
+    assert "no desktop here" in out and "without the kiosk" in out
+    steps = [" ".join(step) for step in planned(out)]
+    assert not any("chromium" in step or "wtype" in step or "raspi-config" in step for step in steps)
+    assert "systemctl enable game-companion.service" in steps
+    assert (root / "etc/systemd/system/game-companion.service").is_file()
+    assert (config_dir / "labwc/autostart").read_text() == USER_AUTOSTART
+    assert "the screen of" not in out
+
+
+def test_a_failing_raspi_config_warns_instead_of_stopping_the_install(tmp_path, fake_bin):
+    """A live run whose raspi-config refuses B4 still enables and starts the service."""
+    root = tmp_path / "root"
+    (fake_bin / "raspi-config").write_text(f'#!/bin/sh\necho "raspi-config $*" >> "{tmp_path}/calls.log"\nexit 1\n')
+    env = dict(os.environ, PATH=f"{fake_bin}:{os.environ['PATH']}")
+    env.pop("DESTDIR", None)
+    script = INSTALLER.read_text().replace("\nmain \"$@\"\n", "\n")
+    probe = tmp_path / "probe.sh"
+    probe.write_text(script + '''
+LIVE=1; KIOSK=1; KIOSK_USER=pi; KIOSK_HOME=/home/pi; ROOT="$1"; SOURCE="$2"
+setup_kiosk
+echo "after setup_kiosk"
+''')
+    (root / "home/pi").mkdir(parents=True)
+    result = subprocess.run(["bash", str(probe), str(root), str(REPO)], capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "warning: raspi-config could not set boot to desktop" in result.stdout
+    assert "after setup_kiosk" in result.stdout
+    assert "raspi-config nonint do_boot_behaviour B4" in (tmp_path / "calls.log").read_text()
+
+
+def test_the_journal_is_kept_on_the_card_bounded_and_given_back_on_uninstall(tmp_path, fake_bin):
+    """Issue 24: Raspberry Pi OS keeps the journal in RAM; a power cut lost the table's logs."""
+    import configparser
+
+    root = tmp_path / "root"
+    out = ok(install(root, fake_bin))
+    dropin = root / "etc/systemd/journald.conf.d/60-game-companion.conf"
+    journal = configparser.ConfigParser(comment_prefixes=("#",))
+    journal.read_string(dropin.read_text())
+    assert journal["Journal"]["Storage"] == "persistent"
+    assert journal["Journal"]["SystemMaxUse"] == "64M"
+    assert dropin.name > "40-rpi-volatile-storage.conf"  # read after the OS's volatile one
+    assert ["systemctl", "restart", "systemd-journald"] in planned(out)
+    assert ["systemctl", "restart", "systemd-journald"] not in planned(ok(install(root, fake_bin)))
+    out = ok(install(root, fake_bin, "--uninstall"))
+    assert not dropin.exists() and not dropin.parent.exists()
+    assert ["systemctl", "restart", "systemd-journald"] in planned(out)
+
+
+def test_the_slate_is_advertised_over_mdns_and_the_entry_goes_with_uninstall(tmp_path, fake_bin):
+    """Issue 24: an avahi service file names the slate's port, as the unit serves it."""
+    root = tmp_path / "root"
+    out = ok(install(root, fake_bin))
+    advert = root / "etc/avahi/services/game-companion.service"
+    tree = ET.fromstring(advert.read_text())
+    service = tree.find("service")
+    assert service.findtext("type") == "_http._tcp"
+    unit = root / "etc/systemd/system/game-companion.service"
+    command = shlex.split(unit_value(unit, "ExecStart")[0])
+    assert service.findtext("port") == command[command.index("--port") + 1]
+    assert "%h" in tree.findtext("name")
+    assert any("avahi-daemon" in step for step in planned(out) if "install" in step)
+    ok(install(root, fake_bin, "--uninstall"))
+    assert not advert.exists()

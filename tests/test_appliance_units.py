@@ -147,3 +147,16 @@ def test_table_service_command_is_one_companion_serve_accepts():
     assert str(parsed.config) == "/etc/game-companion/config.toml"
     assert str(parsed.data_dir) == "/var/lib/game-companion"
     assert parsed.port == 8000
+
+
+def test_boot_does_not_wait_for_the_network_and_the_service_is_watched():
+    """Issue 24: network-online.target held boot up to a minute at a venue without known
+    Wi-Fi; a hung service went unnoticed."""
+    unit = (REPO / "systemd" / "game-companion.service").read_text()
+    keys = [line.split("=", 1) for line in unit.splitlines() if "=" in line and not line.startswith("#")]
+    values = {}
+    for key, value in keys:
+        values.setdefault(key, []).append(value)
+    assert "network-online.target" not in " ".join(values.get("After", []) + values.get("Wants", []))
+    assert values["Type"] == ["notify"] and values["WatchdogSec"] == ["60s"]
+    assert "AF_UNIX" in values["RestrictAddressFamilies"][0]  # $NOTIFY_SOCKET

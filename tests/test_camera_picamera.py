@@ -55,12 +55,24 @@ class FakePicamera2:
         self.calls.append(("capture_metadata",))
         return {"ExposureTime": 12345, "AnalogueGain": 2.5, "ColourGains": (1.8, 1.4), "Lux": 300.0}
 
-    def capture_array(self, name="main"):
+    stall_after = None
+
+    def capture_array(self, name="main", wait=None):
+        """As picamera2: with wait=False, a job that `wait(job, timeout)` collects."""
+        assert wait is False, "a capture that waits for ever can hang the camera loop"
         if self.unplug_after is not None and self.reads >= self.unplug_after:
             raise RuntimeError("Camera frontend has timed out!")
+        if self.stall_after is not None and self.reads >= self.stall_after:
+            return "stalled job"
         self.reads += 1
         width, height = self.main["size"]
         return np.zeros((height, width, 3), np.uint8)
+
+    def wait(self, job, timeout=None):
+        self.calls.append(("wait", timeout))
+        if isinstance(job, str):  # picamera2's Job.get_result: the future's TimeoutError
+            raise TimeoutError()
+        return job
 
     def stop(self):
         self.calls.append(("stop",))
@@ -78,6 +90,7 @@ def picamera2(monkeypatch):
     FakePicamera2.instances = []
     monkeypatch.setattr(FakePicamera2, "has_autofocus", True)
     monkeypatch.setattr(FakePicamera2, "unplug_after", None)
+    monkeypatch.setattr(FakePicamera2, "stall_after", None)
     monkeypatch.setattr(FakePicamera2, "advertised", dict(FakePicamera2.advertised))
     return FakePicamera2
 
@@ -231,3 +244,53 @@ def test_open_camera_passes_mains_hz_and_refuses_other_frequencies(picamera2):
     for bad in (55, "50", True):
         with pytest.raises(CameraConfigError, match="mains_hz.*50 or 60"):
             open_camera({"source": "picamera", "mains_hz": bad})
+
+
+def test_a_stalled_frame_times_out_as_camera_unavailable(picamera2):
+    """Issue 24: capture_array used to wait for ever; now a frame has `read_timeout` seconds."""
+    picamera2.stall_after = 1
+    camera = PiCamera(sleep=no_sleep, read_timeout=3.0)
+    assert camera.read().shape == (720, 1280, 3)
+    with pytest.raises(CameraUnavailable, match="no frame for 3 s"):
+        camera.read()
+    assert ("wait", 3.0) in picamera2.instances[0].calls
+
+
+class StatusTable:
+    """The reveal desk's view of a table with no game running: device statuses only."""
+
+    def __init__(self):
+        self.status: list[tuple[str, str]] = []
+
+    def expected_dice(self):
+        return None
+
+    def readings_in_force(self):
+        return 0
+
+    def offer_reading(self, *args, **kwargs):
+        raise AssertionError("no reading is expected")
+
+    def set_device_status(self, device, status, message=""):
+        self.status.append((device, status))
+
+
+def test_the_reveal_desk_reopens_a_pi_camera_that_stalls(picamera2):
+    from hardware.reveal import RevealDesk
+
+    picamera2.stall_after = 2
+    table = StatusTable()
+    now = [0.0]
+    desk = RevealDesk(table, lambda: PiCamera(sleep=no_sleep, read_timeout=0.5), lambda: None,
+                      clock=lambda: now[0], retry_seconds=2.0)
+    for _ in range(4):  # open, two frames, the stall
+        desk.turn()
+        now[0] += 0.1
+    first = picamera2.instances[0]
+    assert ("close",) in first.calls
+    assert table.status[-1] == ("camera", "unavailable")
+    now[0] += 2.0
+    picamera2.stall_after = None
+    desk.turn()
+    assert len(picamera2.instances) == 2 and table.status[-1] == ("camera", "ok")
+    desk.stop()

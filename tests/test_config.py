@@ -151,3 +151,14 @@ def test_live_feeds_are_fewer_than_the_threads_unless_set():
         parse_config({"web": {"threads": 8, "max_streams": 8}})
     with pytest.raises(ConfigError, match="web.connections_per_client"):
         parse_config({"web": {"streams_per_client": 20, "connections_per_client": 16}})
+
+
+def test_wifi_for_the_slates_join_code_is_checked():
+    """Issue 24: [web] wifi_ssid / wifi_password, for the Pi's own hotspot."""
+    web = parse_config({"web": {"wifi_ssid": "GameTable", "wifi_password": "dice-night-42"}}).web
+    assert (web.wifi_ssid, web.wifi_password) == ("GameTable", "dice-night-42")
+    assert parse_config({"web": {"wifi_ssid": "Open café"}}).web.wifi_password is None
+    for bad in ({"wifi_ssid": ""}, {"wifi_ssid": "x" * 33}, {"wifi_ssid": "GameTable", "wifi_password": "short"},
+                {"wifi_password": "no network named"}):
+        with pytest.raises(ConfigError, match="wifi"):
+            parse_config({"web": bad})

@@ -63,6 +63,30 @@ def test_qr_code_defaults_to_the_address_the_slate_was_opened_at():
     assert "http://192.168.4.20:8000/" in html
 
 
+@pytest.mark.parametrize("base", ["http://localhost:8000", "http://127.0.0.1:8000", "http://[::1]:8000"])
+def test_a_loopback_request_gets_a_qr_code_and_url_phones_can_reach(base):
+    """Issue 24: the kiosk asks on localhost; its QR code must name the LAN address."""
+    from web.slate import qr_svg
+
+    calls = []
+    app, _ = make_app(lan_url=lambda: calls.append(1) or "http://192.168.1.50:8000/")
+    html = app.test_client().get("/", base_url=base).get_data(as_text=True)
+    assert "http://192.168.1.50:8000/" in html
+    assert str(qr_svg("http://192.168.1.50:8000/")) in html
+    for loopback in ("localhost", "127.0.0.1", "[::1]"):
+        assert loopback not in html
+    assert calls  # asked per request: the address may change (Wi-Fi joined after boot)
+
+
+def test_a_lan_request_keeps_its_own_address_and_public_url_wins_everywhere():
+    app, _ = make_app(lan_url="http://192.168.1.50:8000/")
+    html = app.test_client().get("/", base_url="http://gametable.local:8000").get_data(as_text=True)
+    assert "http://gametable.local:8000/" in html and "192.168.1.50" not in html
+    app, _ = make_app(lan_url="http://192.168.1.50:8000/", slate_url="https://table.club.example/")
+    html = app.test_client().get("/", base_url="http://localhost:8000").get_data(as_text=True)
+    assert "https://table.club.example/" in html and "192.168.1.50" not in html
+
+
 def test_everything_is_served_locally_no_cdn_no_outside_fonts():
     app, _ = make_app()
     html = app.test_client().get("/").get_data(as_text=True)
@@ -302,3 +326,18 @@ def test_a_feed_whose_client_has_gone_ends_within_a_second_without_a_write():
     with pytest.raises(StopIteration):
         next(stream)
     assert time.monotonic() - started < 1.5
+
+
+def test_a_configured_network_gets_a_wifi_qr_code_on_the_slate():
+    """Issue 24: the Pi's own hotspot: phones scan one code to join, one to open the slate."""
+    import segno.helpers
+
+    from web.slate import wifi_qr_svg
+
+    app, _ = make_app(wifi=("GameTable", "dice-night-42"))
+    html = app.test_client().get("/").get_data(as_text=True)
+    assert str(wifi_qr_svg("GameTable", "dice-night-42")) in html and "GameTable" in html
+    assert "dice-night-42" not in html.replace(str(wifi_qr_svg("GameTable", "dice-night-42")), "")
+    assert segno.helpers.make_wifi_data("GameTable", "dice-night-42", "WPA") == "WIFI:T:WPA;S:GameTable;P:dice-night-42;;"
+    app, _ = make_app()
+    assert "qr-wifi" not in app.test_client().get("/").get_data(as_text=True)

@@ -24,7 +24,9 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
 
     `settings` keys: host_pin (the host panel is closed without one), secret_key
     (one is generated per app when absent), slate_url (the URL the QR code opens;
-    default from the request), title (the table's name), pin_delay (fixed seconds of
+    default from the request), lan_url (a string, or a function returning one: the URL
+    phones can reach, used instead of a loopback request's own), wifi ((ssid, password or None):
+    the slate also shows a QR code that joins that network), title (the table's name), pin_delay (fixed seconds of
     slow-down after wrong PINs; default grows 1, 2, 4 ... capped), pin_budget_file (where
     the network's PIN guess budget is kept; default: memory), pin_budget ({"burst",
     "per_day"}: its size, web.pin_budget), max_streams and streams_per_client (live

@@ -16,11 +16,13 @@ import time
 from typing import Any, Callable, Iterator
 
 import segno
+import segno.helpers
 from flask import Blueprint, Response, abort, current_app, render_template, request
 from markupsafe import Markup
 
 from web.errors import error_response
 from web.guard import is_host
+from web.headers import host_name
 
 bp = Blueprint("slate", __name__)
 
@@ -37,8 +39,28 @@ def companion() -> dict[str, Any]:
     return current_app.extensions["companion"]
 
 
+LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
+
+
+def is_loopback(host: str) -> bool:
+    """True for a Host header that names this machine only (the kiosk asks on loopback)."""
+    name = host_name(host)
+    return name in LOOPBACK_NAMES or name.endswith(".localhost") or name.startswith("127.") or name == "::1"
+
+
 def slate_url() -> str:
-    return companion()["settings"].get("slate_url") or request.url_root
+    """The URL the QR code opens: the configured one, else the one this request used,
+    unless that names loopback (the table's own screen): then the address the appliance
+    says phones can reach (settings `lan_url`, a string or a function), never localhost."""
+    settings = companion()["settings"]
+    if settings.get("slate_url"):
+        return settings["slate_url"]
+    if is_loopback(request.host):
+        lan = settings.get("lan_url")
+        lan = lan() if callable(lan) else lan
+        if lan:
+            return lan
+    return request.url_root
 
 
 def qr_svg(url: str) -> Markup:
@@ -47,12 +69,20 @@ def qr_svg(url: str) -> Markup:
     return Markup(code.svg_inline(scale=4, dark="#111", light="#fff", omitsize=True, title="Open the slate on your phone"))
 
 
+def wifi_qr_svg(ssid: str, password: str | None) -> Markup:
+    """A QR code that joins a phone to the table's network (the WIFI: scheme phones read)."""
+    code = segno.helpers.make_wifi(ssid=ssid, password=password, security="WPA" if password else "nopass")
+    return Markup(code.svg_inline(scale=4, dark="#111", light="#fff", omitsize=True, title="Join the table's Wi-Fi"))
+
+
 @bp.get("/")
 def index():
     seq, snapshot = companion()["table"].snapshot_json()
     url = slate_url()
+    wifi = companion()["settings"].get("wifi")
     # JSON inside <script>: no "<" at all, so no name can close or confuse the tag
-    return render_template("slate.html", snapshot=Markup(snapshot.replace("<", "\\u003c")), qr=qr_svg(url), url=url)
+    return render_template("slate.html", snapshot=Markup(snapshot.replace("<", "\\u003c")), qr=qr_svg(url), url=url,
+                           wifi_qr=wifi_qr_svg(*wifi) if wifi else None, wifi_ssid=wifi[0] if wifi else None)
 
 
 @bp.get("/events")

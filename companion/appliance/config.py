@@ -57,6 +57,9 @@ class WebSection:
     connections_per_client: int = 16
     #: Host names the table answers to (DNS rebinding); empty: any.
     allowed_hosts: tuple[str, ...] = ()
+    #: The network phones should join (the Pi's own hotspot): the slate shows a Wi-Fi QR code.
+    wifi_ssid: str | None = None
+    wifi_password: str | None = None
 
     @property
     def stream_limit(self) -> int:
@@ -198,7 +201,13 @@ def _web_section(section: Mapping[str, Any], where: str) -> WebSection:
                                                 for h in allowed):
         raise ConfigError(f'{where}: web.allowed_hosts must be a list of host names such as ["table.local", '
                           f'"192.168.1.20"]')
+    ssid, password = section.get("wifi_ssid"), section.get("wifi_password")
+    if ssid is not None and (not isinstance(ssid, str) or not 1 <= len(ssid.encode()) <= 32):
+        raise ConfigError(f"{where}: web.wifi_ssid must be the network's name, 1 to 32 bytes")
+    if password is not None and (ssid is None or not isinstance(password, str) or not 8 <= len(password) <= 63):
+        raise ConfigError(f"{where}: web.wifi_password must be 8 to 63 characters (WPA), with web.wifi_ssid")
     return WebSection(host=host, port=port, threads=threads, public_url=public_url,
+                      wifi_ssid=ssid, wifi_password=password,
                       sse_max_seconds=None if sse is None else float(sse), max_streams=max_streams,
                       streams_per_client=per_client, connections_per_client=connections,
                       allowed_hosts=tuple(h.strip() for h in allowed))

@@ -21,6 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
+from companion.appliance import watchdog
 from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials
 from companion.projection import SeatsView
 from companion.rules import BadRecord, IllegalAction, UnknownGame
@@ -101,6 +102,11 @@ class TableService:
             self._spawn("seat-lights", self._drive_lights)
         self.desk.start()
         self._spawn("http", self._server.run)
+        self._watchdog = watchdog.start({
+            "the camera loop": watchdog.turned_lately(lambda: self.desk.turned_at),
+            "the web server": watchdog.http_answers(watchdog.own_url(self.host, self.port, "/api/state")),
+        })
+        watchdog.notify("READY=1")
         log.info("table service up at %s (data in %s)", self.url, self.data_dir)
 
     def _claim_data_dir(self) -> None:
@@ -130,13 +136,16 @@ class TableService:
         wiring = self.config.gpio
         try:
             if self.pin_factory is None:
-                self.pin_factory = make_pin_factory("mock" if self.demo else wiring.pin_factory)
+                self.pin_factory = make_pin_factory("mock" if self.demo else wiring.pin_factory, wiring.chip)
                 self._owns_factory = True
             self.buttons = TableButtons(wiring, self.presses, pin_factory=self.pin_factory)
             self.lights = SeatLights(wiring, pin_factory=self.pin_factory)
         except HardwareFault as exc:
-            log.warning("table buttons unavailable: %s", exc)
-            self.table.set_device_status("buttons", "unavailable", str(exc))
+            from hardware.table.chips import describe_chips, list_chips
+
+            message = f"VIRTUAL BUTTONS ONLY: {exc}. {describe_chips(list_chips())}"
+            log.error("table buttons unavailable: %s", message)
+            self.table.set_device_status("buttons", "unavailable", message)
             for part in (self.buttons, self.lights):
                 if part is not None:
                     part.close()
@@ -214,9 +223,12 @@ class TableService:
             "allowed_hosts": list(web.allowed_hosts),
             "secret_key": self.credentials.secret_key,
             "title": self.config.table.name,
+            "lan_url": lambda: self.url,  # the kiosk asks on localhost: its QR code names the LAN
         }
         if web.public_url:
             settings["slate_url"] = web.public_url
+        if web.wifi_ssid:
+            settings["wifi"] = (web.wifi_ssid, web.wifi_password)
         if web.sse_max_seconds is not None:
             settings["sse_max_seconds"] = web.sse_max_seconds
         return create_app(self.table, settings, on_reveal=self.reveal_now, camera=self.camera_setup)
@@ -326,6 +338,9 @@ class TableService:
         if self._stopping.is_set():
             return
         self._stopping.set()
+        watchdog.notify("STOPPING=1")
+        if getattr(self, "_watchdog", None) is not None:
+            self._watchdog.stop()
         if self.table is not None:  # wakes every waiter: the lights thread, the slates' streams
             self.table.set_device_status("service", "stopping", "the table service is shutting down")
         if self._server is not None:
@@ -396,17 +411,21 @@ def demo_reader(camera, vision_config, table) -> DiceReader:
 
 
 def _reachable_host(host: str) -> str:
-    """The address a phone or tablet would use for a server listening on `host`."""
+    """The address a phone or tablet would use for a server listening on `host`: the LAN
+    address, else (no route yet: a hotspot still starting) the mDNS name `<hostname>.local`."""
     if host not in ("0.0.0.0", "::", ""):
         return host
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         probe.connect(("10.254.254.254", 1))  # no packet is sent: this only picks the LAN interface
-        return probe.getsockname()[0]
+        address = probe.getsockname()[0]
     except OSError:
-        return "127.0.0.1"
+        address = "127.0.0.1"
     finally:
         probe.close()
+    if address.startswith("127.") or address == "0.0.0.0":
+        return f"{socket.gethostname()}.local"
+    return address
 
 
 def _close_server(server) -> None:

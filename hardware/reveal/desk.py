@@ -67,6 +67,7 @@ class RevealDesk:
         self.readings = 0  # offered readings (benchmarks, tests)
         self._turned = threading.Condition()  # notified after each turn of the loop
         self._turns = 0
+        self.turned_at = time.monotonic()  # when the loop last finished a turn (the watchdog asks)
 
     @property
     def reader(self) -> DiceReader | None:
@@ -83,6 +84,7 @@ class RevealDesk:
     # --- life cycle -------------------------------------------------------------------
 
     def start(self) -> None:
+        self.turned_at = time.monotonic()
         self._thread = threading.Thread(target=self._run, name="reveal-desk", daemon=True)
         self._thread.start()
 
@@ -221,6 +223,7 @@ class RevealDesk:
                 pause = self._retry_seconds
             with self._turned:
                 self._turns += 1
+                self.turned_at = time.monotonic()
                 self._turned.notify_all()
             self._wake.wait(pause)
             self._wake.clear()

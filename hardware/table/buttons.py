@@ -66,7 +66,7 @@ class TableButtons:
         self._devices: dict[ButtonKey, gpiozero.DigitalInputDevice] = {}
         self._owned_factory = None
         if pin_factory is None:
-            pin_factory = self._owned_factory = make_pin_factory(wiring.pin_factory)
+            pin_factory = self._owned_factory = make_pin_factory(wiring.pin_factory, wiring.chip)
         try:
             for seat, kind, pin in wiring.buttons():
                 self._devices[(seat, kind)] = self._open(seat, kind, pin, pin_factory)

@@ -39,7 +39,7 @@ class SeatLights:
         self._shown: dict[int, LightState] = {}
         self._owned_factory = None
         if pin_factory is None:
-            pin_factory = self._owned_factory = make_pin_factory(wiring.pin_factory)
+            pin_factory = self._owned_factory = make_pin_factory(wiring.pin_factory, wiring.chip)
         try:
             for seat, pin in wiring.lights().items():
                 self._leds[seat] = self._open(seat, pin, pin_factory)

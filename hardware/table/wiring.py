@@ -27,7 +27,7 @@ HEADER_PIN: dict[int, int] = {
     13: 33, 19: 35, 16: 36, 26: 37, 20: 38, 21: 40,
 }
 _RESERVED = {0: "the HAT ID EEPROM", 1: "the HAT ID EEPROM"}
-_TOP_KEYS = ("seats", "reveal", "liar", "bounce_time", "pin_factory")
+_TOP_KEYS = ("seats", "reveal", "liar", "bounce_time", "pin_factory", "chip")
 _SEAT_KEYS = ("green", "yellow", "led")
 
 
@@ -53,6 +53,7 @@ class Wiring:
     liar: int | None
     bounce_time: float = DEFAULT_BOUNCE_TIME
     pin_factory: str | None = None
+    chip: int | None = None  # /dev/gpiochipN for lgpio; None: what gpiozero picks
 
     @classmethod
     def default(cls) -> Wiring:
@@ -74,6 +75,7 @@ class Wiring:
             liar=_parse_optional_pin(merged.get("liar"), "gpio.liar"),
             bounce_time=_parse_bounce_time(merged.get("bounce_time", DEFAULT_BOUNCE_TIME)),
             pin_factory=_parse_pin_factory(merged.get("pin_factory")),
+            chip=_parse_chip(merged.get("chip")),
         )
         wiring._check_unique_pins()
         return wiring
@@ -173,6 +175,14 @@ def _parse_bounce_time(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
         raise WiringError(f"gpio.bounce_time = {value!r}: give seconds between 0 and 1, such as 0.05")
     return float(value)
+
+
+def _parse_chip(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 63:
+        raise WiringError(f"gpio.chip = {value!r}: give the number N of /dev/gpiochipN (companion check-hardware lists them)")
+    return value
 
 
 def _parse_pin_factory(value: Any) -> str | None:

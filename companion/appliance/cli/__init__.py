@@ -23,6 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("companion.appliance.cli.serve", "run the table service: camera, buttons, engine and slate"),
     "demo": ("companion.appliance.cli.demo", "run the service on a laptop with virtual buttons and recorded photos"),
     "check-hardware": ("companion.appliance.cli.check_hardware", "interactive wiring test for buttons, lights and camera"),
+    "backup": ("companion.appliance.cli.backup", "save games, config, calibration and spike profile in one file"),
+    "restore": ("companion.appliance.cli.restore", "put a backup's files back (the service stopped)"),
 }
 
 

@@ -32,6 +32,8 @@ from hardware.gpio import (
     make_pin_factory,
 )
 
+from hardware.table.chips import GpioChip, describe_chips, list_chips
+
 PARTS = ("buttons", "lights", "camera")
 
 
@@ -92,7 +94,9 @@ class HardwareCheck:
         timeout: float = 20.0,
         snapshot: Path = Path("check-hardware.jpg"),
         skip: tuple[str, ...] = (),
+        list_chips: Callable[[], list[GpioChip]] = list_chips,
     ) -> None:
+        self._list_chips = list_chips
         self.wiring = wiring
         self.camera = camera
         self._pin_factory = pin_factory
@@ -123,11 +127,16 @@ class HardwareCheck:
         self._say(f"  PROBLEM: {text}")
 
     def _check_gpio(self) -> None:
+        chips = self._list_chips()
+        self._say(describe_chips(chips))
+        chip = self.wiring.chip
+        self._say(f"using gpiochip{chip} ([gpio] chip)" if chip is not None
+                  else "using the chip gpiozero picks (set [gpio] chip to choose one)")
         factory = self._pin_factory
         owned = factory is None
         try:
             if owned:
-                factory = make_pin_factory(self._pin_factory_name or self.wiring.pin_factory)
+                factory = make_pin_factory(self._pin_factory_name or self.wiring.pin_factory, self.wiring.chip)
             if "buttons" not in self._skip:
                 self._check_buttons(factory)
             if "lights" not in self._skip:
