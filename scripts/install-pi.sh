@@ -296,7 +296,8 @@ install_packages() {
     # numpy too: the venv uses the OS's numpy (picamera2's compiled helpers are built
     # against it), and pip is held to that version (see install_venv).
     # avahi-daemon answers for <hostname>.local and advertises the slate (already on the images).
-    local pkgs=(python3-venv python3-numpy python3-picamera2 python3-libcamera python3-lgpio curl avahi-daemon)
+    # python3-systemd sends the service's sd_notify messages (the watchdog has socket code without it).
+    local pkgs=(python3-venv python3-numpy python3-picamera2 python3-libcamera python3-lgpio python3-systemd curl avahi-daemon)
     local pkg
     if lacks rpicam-hello libcamera-hello; then
         pkg="$(pick_package rpicam-apps-lite libcamera-apps-lite)"

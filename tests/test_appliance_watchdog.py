@@ -6,8 +6,10 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import sys
 import threading
 import time
+import types
 from types import SimpleNamespace
 
 import pytest
@@ -129,3 +131,39 @@ def test_own_url_reaches_the_server_on_loopback_or_its_own_address():
     assert watchdog.own_url("0.0.0.0", 8000, "/api/state") == "http://127.0.0.1:8000/api/state"
     assert watchdog.own_url("::", 8000, "/x") == "http://[::1]:8000/x"
     assert watchdog.own_url("192.168.1.7", 80, "/") == "http://192.168.1.7:80/"
+
+
+def _fake_python3_systemd(monkeypatch, answer=True):
+    """A stand-in for python3-systemd's `systemd.daemon`; returns the messages it was given."""
+    sent = []
+    daemon = types.ModuleType("systemd.daemon")
+    daemon.notify = lambda message, *args, **kwargs: sent.append(message) or answer
+    package = types.ModuleType("systemd")
+    package.daemon = daemon
+    monkeypatch.setitem(sys.modules, "systemd", package)
+    monkeypatch.setitem(sys.modules, "systemd.daemon", daemon)
+    return sent
+
+
+def test_python3_systemd_sends_the_message_when_it_can_be_imported(systemd, monkeypatch):
+    sent = _fake_python3_systemd(monkeypatch)
+    monkeypatch.setenv("NOTIFY_SOCKET", systemd.path)
+    assert notify("READY=1")
+    assert sent == ["READY=1"] and systemd.received() == []  # the library, not the socket code
+    monkeypatch.delenv("NOTIFY_SOCKET")
+    assert notify("WATCHDOG=1") is False and sent == ["READY=1"]  # not under systemd: nothing
+
+
+def test_without_python3_systemd_the_socket_code_sends_it(systemd, monkeypatch):
+    monkeypatch.setitem(sys.modules, "systemd", None)  # `from systemd import daemon` fails
+    monkeypatch.setenv("NOTIFY_SOCKET", systemd.path)
+    assert notify("READY=1")
+    assert systemd.received() == ["READY=1"]
+
+
+def test_a_failing_python3_systemd_falls_back_to_the_socket(systemd, monkeypatch):
+    sent = _fake_python3_systemd(monkeypatch)
+    sys.modules["systemd.daemon"].notify = lambda message: (_ for _ in ()).throw(OSError("broken"))
+    monkeypatch.setenv("NOTIFY_SOCKET", systemd.path)
+    assert notify("STOPPING=1")
+    assert systemd.received() == ["STOPPING=1"] and sent == []

@@ -32,7 +32,8 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
     "per_day"}: its size, web.pin_budget), max_streams and streams_per_client (live
     feeds in all and per client address, web.slate), allowed_hosts (the host names the
     table answers to; default any, web.headers), sse_max_seconds
-    and sse_heartbeat (tests). `on_reveal` reads the dice now and returns a short
+    and sse_heartbeat (tests), backup (a function returning the table's backup archive
+    as bytes, or a str saying why there is none: GET /host/backup; absent, no download). `on_reveal` reads the dice now and returns a short
     status; None means no camera (manual entry only). `camera` is the host panel's camera
     page (hardware.camera_setup.CameraSetup); None leaves the page out.
     """

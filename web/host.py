@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from typing import Any, Callable
 
-from flask import Blueprint, abort, flash, jsonify, redirect, render_template, request, session, url_for
+from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_template, request, session, url_for
 
 from companion.rules import BadRecord, GameRecord
 from web import actions
@@ -78,7 +79,27 @@ def panel():
         return refused
     return render_template("host.html", csrf=csrf_token(), games=actions.game_catalogue(),
                            camera=companion()["on_reveal"] is not None, buttons=BUTTONS,
-                           camera_page=companion()["camera"].describe() if companion()["camera"] is not None else None)
+                           camera_page=companion()["camera"].describe() if companion()["camera"] is not None else None,
+                           backup=companion()["settings"].get("backup") is not None)
+
+
+@bp.get("/backup")
+def backup():
+    """The whole table in one file: the archive `companion backup` writes, for the host to
+    keep off the card. 404 where no backup was wired in; 409 with the reason where the
+    table has none to give (the demo)."""
+    require_host()
+    make = companion()["settings"].get("backup")
+    if make is None:
+        abort(404, "this table has no backup download")
+    archive = make()
+    if isinstance(archive, str):
+        abort(409, archive)
+    name = time.strftime("game-companion-backup-%Y%m%d-%H%M.zip")
+    log.info("backup downloaded from %s", request.remote_addr)
+    return Response(archive, mimetype="application/zip", headers={
+        "Content-Disposition": f'attachment; filename="{name}"',
+        "Cache-Control": "no-store", "Pragma": "no-cache"})
 
 
 @bp.post("/login")

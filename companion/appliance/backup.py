@@ -91,6 +91,23 @@ def create_backup(data_dir: Path, out: Path, config: Path | None = None) -> dict
     return manifest["files"]
 
 
+def archive_bytes(data_dir: Path, config: Path | None = None) -> bytes | str:
+    """The archive `create_backup` writes, as bytes (the host panel's download), or a str
+    saying why there is none."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "backup.zip"
+        try:
+            create_backup(data_dir, out, config)
+        except (BackupError, OSError) as exc:
+            return f"no backup: {exc}"
+        return out.read_bytes()
+
+
+#: The demo's answer to the host panel's download: its games are not the table's.
+DEMO_REFUSAL = ("the demo keeps its games apart from the table's: back up the real table "
+                "(`companion backup`, or the host panel of `companion serve`)")
+
+
 def read_backup(path: Path) -> dict[str, bytes]:
     """Every member of a sound archive by name; BackupError for anything else."""
     try:

@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from companion.appliance import watchdog
+from companion.appliance import backup, watchdog
 from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials
 from companion.projection import SeatsView
 from companion.rules import BadRecord, IllegalAction, UnknownGame
@@ -231,6 +231,8 @@ class TableService:
             settings["wifi"] = (web.wifi_ssid, web.wifi_password)
         if web.sse_max_seconds is not None:
             settings["sse_max_seconds"] = web.sse_max_seconds
+        settings["backup"] = (lambda: backup.DEMO_REFUSAL) if self.demo else (
+            lambda: backup.archive_bytes(self.data_dir, self.config.path))
         return create_app(self.table, settings, on_reveal=self.reveal_now, camera=self.camera_setup)
 
     def _build_server(self):

@@ -5,8 +5,10 @@ with a leading "@") and, with `WatchdogSec=`, the allowed silence in `$WATCHDOG_
 The service sends `READY=1` once it serves, `STOPPING=1` when it stops, and `WATCHDOG=1`
 every third of the allowed silence, but only while every check passes: the camera loop has
 finished a turn lately and the web server answers a request. A stuck loop or server stops
-the pings, and systemd kills and restarts the service. This is the sd_notify protocol
-(man sd_notify) in a few lines of socket code: no library is needed. Without
+the pings, and systemd kills and restarts the service. Messages go through python3-systemd
+(`systemd.daemon.notify`, Raspberry Pi OS's package, seen through the venv's
+--system-site-packages) when it can be imported; otherwise through the sd_notify protocol
+(man sd_notify) in a few lines of socket code, so no library is required. Without
 `$NOTIFY_SOCKET` (a laptop, the tests) every message is a no-op.
 """
 
@@ -30,11 +32,37 @@ HTTP_TIMEOUT = 10.0
 
 
 def notify(message: str, environ: Mapping[str, str] | None = None) -> bool:
-    """Send `message` ("READY=1", "WATCHDOG=1", ...) to systemd; False when not under it."""
-    environ = os.environ if environ is None else environ
+    """Send `message` ("READY=1", "WATCHDOG=1", ...) to systemd; False when not under it.
+
+    With the process's own environment (`environ` None) python3-systemd sends it when
+    installed; an `environ` given (tests) or no python3-systemd: the socket code below."""
+    own = environ is None
+    environ = os.environ if own else environ
     address = environ.get("NOTIFY_SOCKET")
     if not address:
         return False
+    if own:
+        sent = _library_notify(message)
+        if sent is not None:
+            return sent
+    return _socket_notify(message, address)
+
+
+def _library_notify(message: str) -> bool | None:
+    """python3-systemd's `daemon.notify(message)`; None when it is not importable or fails."""
+    try:
+        from systemd import daemon
+    except ImportError:
+        return None
+    try:
+        return bool(daemon.notify(message))
+    except Exception as exc:  # a broken or odd install: the socket code still works
+        log.debug("python3-systemd could not send %r (%s); using the socket", message, exc)
+        return None
+
+
+def _socket_notify(message: str, address: str) -> bool:
+    """The sd_notify protocol itself: one datagram to `address` ("@name": an abstract socket)."""
     if address.startswith("@"):
         address = "\0" + address[1:]
     try:
