@@ -20,13 +20,6 @@ from hardware.vision.pictures import region_of
 
 WORK_SIDE = 384
 STRIDE = 4
-ZOOM_BELOW = 20.0  # look again, enlarged, when the typical die is smaller than this many working pixels
-ZOOM_TO = 28.0  # ... enlarged so a die is about this size
-ZOOM_AREA = 0.5  # ... but at most this share of the first look's pixels
-ZOOM_MARGIN = 2.5  # ... around the dice, in die sizes
-ZOOM_SCORE = 0.4  # candidates this sure set the typical size and the part looked at again
-ZOOM_NEAR = 1.5  # ... and only when two of them are closer than this many die sizes (dice touching)
-ZOOM_MIN_SIZE = 0.6  # a candidate of the second look smaller than this share of the typical die is dropped
 MODEL = "dice_centres.onnx"
 
 
@@ -67,17 +60,22 @@ def shrink(img: np.ndarray, nw: int, nh: int) -> np.ndarray:
     return cv2.resize(img, (nw, nh), interpolation=cv2.INTER_LINEAR)
 
 
-def _peaks(frame: np.ndarray, x0: float, y0: float, scale: float, min_score: float,
-           stats: tuple[np.ndarray, np.ndarray] | None = None, pad: int = 0) -> tuple[list[Candidate], tuple]:
-    """Run the centre model on `frame` shrunk by `scale`; candidates in the coordinates of
-    the picture `frame` was cut from at (x0, y0), and the colour statistics used.
-    `pad`: pixels of plain border (the picture's mean colour) around the shrunk view, so a
-    die that fills much of it lies on a table as the model learned dice do (a close-up)."""
+def level_view(frame: np.ndarray, scale: float) -> np.ndarray:
+    """`frame` shrunk by about `scale`, to sides the centre model's strides divide."""
     h, w = frame.shape[:2]
-    nw, nh = max(8, int(round(w * scale / 8)) * 8), max(8, int(round(h * scale / 8)) * 8)
-    small = shrink(frame, nw, nh)
+    return shrink(frame, max(8, int(round(w * scale / 8)) * 8), max(8, int(round(h * scale / 8)) * 8))
+
+
+def _peaks(small: np.ndarray, shape: tuple[int, ...], x0: float, y0: float, min_score: float,
+           stats: tuple[np.ndarray, np.ndarray], pad: int = 0) -> list[Candidate]:
+    """Run the centre model on `small`, a level_view of a picture of `shape` cut from the
+    frame at (x0, y0); candidates in frame coordinates. `stats`: the colour statistics
+    to standardise with. `pad`: pixels of plain border (the picture's mean colour) around
+    the view, so a die that fills much of it lies on a table as the model learned dice do
+    (a close-up)."""
+    h, w = shape[:2]
+    nh, nw = small.shape[:2]
     sx, sy = nw / w, nh / h
-    stats = stats if stats is not None else cv2.meanStdDev(small)
     if pad:
         mean = [float(v) for v in stats[0].ravel()]
         small = cv2.copyMakeBorder(small, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=mean)
@@ -97,7 +95,7 @@ def _peaks(frame: np.ndarray, x0: float, y0: float, scale: float, min_score: flo
             continue  # on the border, not in the picture
         size = float(np.exp(out[1, gy, gx]))
         found.append(Candidate(px / sx + x0, py / sy + y0, size / ((sx + sy) / 2), float(heat[gy, gx])))
-    return found, stats
+    return found
 
 
 # Die sizes, in a level's pixels, that the centre model finds well (it was trained on 9-48):
@@ -142,7 +140,8 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
     h, w = frame.shape[:2]
     scales = level_scales(max(h, w), die_px, finest)
     base = WORK_SIDE / max(h, w)
-    stats = cv2.meanStdDev(shrink(frame, max(8, round(w * base)), max(8, round(h * base))))
+    working = level_view(frame, base)  # the working view: its colours standardise every level
+    stats = cv2.meanStdDev(working)
     found: list[Candidate] = []
     for i, scale in enumerate(scales):
         coarsest = i == len(scales) - 1 and i > 0
@@ -153,7 +152,8 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
             # the coarsest level shows a die as big as half the picture: framed in a plain
             # border, it lies on a table as the model learned dice do
             pad = int(round(max(h, w) * scale / 4 / STRIDE)) * STRIDE if coarsest else 0
-            level, _ = _peaks(frame, x0, y0, scale, min_score, stats, pad)
+            small = working if scale == base else level_view(frame, scale)
+            level = _peaks(small, frame.shape, x0, y0, min_score, stats, pad)
             if levels is not None:
                 levels[key] = level
         # the coarsest level adds only the dice too big for the level above it

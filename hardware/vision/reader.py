@@ -15,7 +15,6 @@ import numpy as np
 from hardware.vision import chance, spike
 from hardware.vision.detect import Candidate, find_candidates, inside
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
-from hardware.vision.pictures import region_of
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
@@ -109,7 +108,7 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     h, w = frame.shape[:2]
     x0, y0, x1, y1 = roi if roi is not None else (0, 0, w, h)
     for c, p in zip(cands, probs):
-        die = 1.0 - float(p[NOT_A_DIE])
+        die = p_die(p)
         if pips and float(p[OTHER_DIE]) >= float(p[1:7].max()):
             die = min(die, DOUBT_DIE)
         if c.score >= look.keep_score and die >= look.keep_die:
@@ -124,8 +123,13 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     return kept, np.array(kept_p).reshape(-1, 8), doubtful
 
 
+def p_die(p: np.ndarray) -> float:
+    """The face model's belief that a die is centred there: all but "no die here"."""
+    return 1.0 - float(p[NOT_A_DIE])
+
+
 def _sure_die(p: np.ndarray) -> bool:
-    return 1.0 - float(p[NOT_A_DIE]) >= SURE_DIE and float(p.max()) >= SURE_DIE
+    return p_die(p) >= SURE_DIE and float(p.max()) >= SURE_DIE
 
 
 def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candidate]:
@@ -140,7 +144,7 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
         held = [c for c in cands if c not in dropped and c is not big and inside(c, big)]
         if not held:
             continue
-        if sum(_sure_die(read[c]) for c in held) >= 2 or 1.0 - float(read[big][NOT_A_DIE]) < keep_die:
+        if sum(_sure_die(read[c]) for c in held) >= 2 or p_die(read[big]) < keep_die:
             dropped.add(big)
         else:
             dropped.update(held)
@@ -151,7 +155,7 @@ def _without_parts(kept: list[Candidate], probs: np.ndarray, expect: int) -> tup
     """When more dice are found than are in play: those the face model doubts (under
     PART_DIE) lying beside another die are taken for parts of it (a tilted die's front
     face, its shadow), weakest first, if that leaves exactly the count; else nothing goes."""
-    die = [1.0 - float(p[NOT_A_DIE]) for p in probs]
+    die = [p_die(p) for p in probs]
     parts = sorted((i for i, c in enumerate(kept)
                     if die[i] < PART_DIE and _beside(c, [d for d in kept if d is not c])), key=lambda i: die[i])
     if len(kept) - len(parts) > expect:
@@ -212,7 +216,6 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     t1 = time.perf_counter()
     order = sorted(range(len(kept)), key=lambda i: (kept[i].cx, kept[i].cy))
     readings = tuple(DieReading(values[i], kept[i].box(frame.shape), confidences[i]) for i in order)
-    h, w = region_of(frame, roi)[0].shape[:2]
     untaught = profile.untaught if dice == "spike" else ()
     covered = empty_table.covered(frame) if empty_table is not None else None
     occluded = covered is not None and covered > occluder_fraction
@@ -220,7 +223,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     # missed die; but when the dice found are exactly the count in play, it is one too many
     # to be a die of this throw, unless it looks more like a die than the least sure read one.
     if expect is not None and len(kept) == expect and len(probs):
-        least = min(1.0 - float(p[NOT_A_DIE]) for p in probs)
+        least = min(p_die(p) for p in probs)
         doubtful = [c for c, die in doubtful if die >= least]
     else:
         doubtful = [c for c, _ in doubtful]
@@ -238,8 +241,8 @@ def pip_value(p: np.ndarray) -> tuple[int, float]:
     """(pips, confidence) from the face model's eight probabilities, on a table of pip dice.
 
     The model also knows dice without pips (chance cubes, symbol dice), and a lone central
-    pip looks like their central marks: on the rendered pip scenes a clear one-pip face
-    gave 15% of its probability to "no pips" on average. A pip table has no such dice, so
+    pip looks like their central marks, so a clear one-pip face gives some of its
+    probability to "no pips". A pip table has no such dice, so
     that share is set aside and the pips are weighed among themselves (the doubt that
     this is a die at all is kept). When "no pips" is the most of it (PIP_BLANK), the face
     is washed out or not a pip die, and the pips' own small share is left as it is."""
@@ -253,7 +256,7 @@ def _values(frame, kept, probs, dice, profile):
     confidences: list[float] = []
     spikes = iter(spike.match_all(frame, kept, profile)) if dice == "spike" else None
     for c, p in zip(kept, probs):
-        die = 1.0 - float(p[NOT_A_DIE])
+        die = p_die(p)
         if dice == "pips":
             v, conf = pip_value(p)
             values.append(v)
