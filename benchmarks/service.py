@@ -190,6 +190,18 @@ def _pct(values: list[float], p: float) -> float:
 
 # --- a `companion` process driven over HTTP --------------------------------------------
 
+def unit_environment() -> dict[str, str]:
+    """The allocator settings of the appliance's unit (systemd/game-companion.service), so
+    the companion is measured as the Pi runs it (--no-unit-env: without them)."""
+    unit = Path(__file__).resolve().parents[1] / "systemd" / "game-companion.service"
+    pairs = [line.split("=", 1)[1].split("=", 1) for line in unit.read_text(encoding="utf-8").splitlines()
+             if line.startswith("Environment=GLIBC_TUNABLES=") or line.startswith("Environment=MALLOC_")]
+    return dict(pairs)
+
+
+UNIT_ENV: dict[str, str] = {}
+
+
 class Process:
     def __init__(self, command: str, data_dir: str, port: int, config: Path | None = None):
         args = [sys.executable, "-m", "companion", command, "--data-dir", data_dir, "--port", str(port),
@@ -198,7 +210,8 @@ class Process:
             args += ["--config", str(config)]
         self.port = port
         self.started = time.monotonic()
-        self.popen = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.popen = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                      env={**os.environ, **UNIT_ENV})
         self.first_slate = self._wait_for_slate()
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
         self.csrf = ""
@@ -352,12 +365,18 @@ def main() -> int:
     parser.add_argument("--soak-games", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="few presses and games (a smoke run; not for reporting)")
     parser.add_argument("--only-soak", action="store_true", help="run the soak alone (a long one: --soak-games 1000)")
+    parser.add_argument("--no-unit-env", dest="unit_env", action="store_false",
+                        help="run the companion without the unit's allocator settings (GLIBC_TUNABLES)")
     args = parser.parse_args()
     if args.quick:
         args.presses, args.soak_games = 30, 10
+    if args.unit_env:
+        UNIT_ENV.update(unit_environment())
     lines = [f"# benchmarks/service.py  {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
              f"# {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-             f"command: .venv/bin/python benchmarks/service.py" + (" --quick" if args.quick else "")]
+             f"command: .venv/bin/python benchmarks/service.py" + (" --quick" if args.quick else "")
+             + ("" if args.unit_env else " --no-unit-env"),
+             f"# the companion's environment from the unit: {UNIT_ENV or 'none'}"]
 
     def say(text: str) -> None:
         print(text, flush=True)

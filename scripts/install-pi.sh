@@ -5,6 +5,8 @@
 #   sudo scripts/install-pi.sh                  install, or update after a `git pull`
 #   sudo scripts/install-pi.sh --uninstall      remove it; keep games and config
 #   sudo scripts/install-pi.sh --uninstall --purge   remove games, config and the user too
+#   sudo scripts/install-pi.sh --https          also serve the slate over HTTPS (nginx, a
+#                                               self-signed certificate; or --tls-cert/--tls-key)
 #   scripts/install-pi.sh --root /tmp/scratch   write every file under /tmp/scratch and only
 #                                               print what it would do to the live system
 #
@@ -21,9 +23,13 @@ UNIT_DIR=/etc/systemd/system
 USER_UNIT_DIR=/etc/systemd/user
 JOURNALD_DROPIN=/etc/systemd/journald.conf.d/60-game-companion.conf
 AVAHI_SERVICE=/etc/avahi/services/game-companion.service
+NGINX_SITE=/etc/nginx/sites-available/game-companion
+NGINX_LINK=/etc/nginx/sites-enabled/game-companion
+NGINX_DEFAULT=/etc/nginx/sites-enabled/default
 CONF_DIR=/etc/game-companion
 CONF="$CONF_DIR/config.toml"
 DATA_DIR=/var/lib/game-companion
+TLS_DIR="$CONF_DIR/tls"
 SERVICE=game-companion.service
 SERVICE_USER=game-companion
 KIOSK_SCRIPTS=(game-companion-kiosk-session game-companion-kiosk-browser game-companion-wait-for-slate)
@@ -38,6 +44,9 @@ ACTION=install
 PURGE=0
 KIOSK=1
 KIOSK_USER=""
+HTTPS=0
+TLS_CERT=""
+TLS_KEY=""
 
 usage() {
     cat <<EOF
@@ -48,6 +57,10 @@ Usage: $(basename "$0") [options]
   --no-system        skip apt, users, pip and systemctl; print them instead
   --kiosk-user NAME  desktop user whose screen shows the slate (default: \$SUDO_USER, else uid 1000)
   --no-kiosk         no kiosk: the slate is only reachable from other devices
+  --https            serve phones over HTTPS through nginx with a self-signed certificate
+                     made now (phones warn once); plain HTTP then only redirects
+  --tls-cert FILE    with --tls-key: use your own certificate (implies --https)
+  --tls-key FILE     the certificate's private key
   --source DIR       checkout to install from (default: $SOURCE)
   -h, --help         this help
 EOF
@@ -67,6 +80,9 @@ parse_args() {
             --kiosk-user) [ $# -ge 2 ] || die "--kiosk-user needs a name"; KIOSK_USER="$2"; shift ;;
             --kiosk-user=*) KIOSK_USER="${1#--kiosk-user=}" ;;
             --no-kiosk) KIOSK=0 ;;
+            --https) HTTPS=1 ;;
+            --tls-cert) [ $# -ge 2 ] || die "--tls-cert needs a file"; TLS_CERT="$2"; HTTPS=1; shift ;;
+            --tls-key) [ $# -ge 2 ] || die "--tls-key needs a file"; TLS_KEY="$2"; HTTPS=1; shift ;;
             --source) [ $# -ge 2 ] || die "--source needs a directory"; SOURCE="$2"; shift ;;
             -h|--help) usage; exit 0 ;;
             *) usage >&2; die "unknown option: $1" ;;
@@ -74,6 +90,11 @@ parse_args() {
         shift
     done
     [ "$PURGE" = 0 ] || [ "$ACTION" = uninstall ] || die "--purge only goes with --uninstall"
+    if [ -n "$TLS_CERT$TLS_KEY" ]; then
+        if [ ! -f "$TLS_CERT" ] || [ ! -f "$TLS_KEY" ]; then die "--tls-cert and --tls-key must both name readable files"; fi
+        grep -q 'BEGIN CERTIFICATE' "$TLS_CERT" || die "$TLS_CERT is not a PEM certificate"
+        grep -q 'PRIVATE KEY' "$TLS_KEY" || die "$TLS_KEY is not a PEM private key"
+    fi
     if [ -n "$ROOT" ]; then
         ROOT="$(mkdir -p "$ROOT" && cd "$ROOT" && pwd)"
         [ "$ROOT" != / ] || ROOT=""
@@ -303,6 +324,7 @@ install_packages() {
         pkg="$(pick_package rpicam-apps-lite libcamera-apps-lite)"
         if [ -n "$pkg" ]; then pkgs+=("$pkg"); else say "warning: no rpicam-apps in the archive; is this Raspberry Pi OS?"; fi
     fi
+    if [ "$HTTPS" = 1 ]; then pkgs+=(nginx openssl); fi
     if [ "$KIOSK" = 1 ]; then
         pkgs+=(wtype)
         if lacks chromium chromium-browser; then
@@ -330,13 +352,21 @@ create_service_user() {
 }
 
 install_files() {
-    local script doc
+    local script doc avahi
     for script in "${KIOSK_SCRIPTS[@]}"; do
         put_file "$SOURCE/systemd/$script" "$BIN/$script" 0755
     done
     put_file "$SOURCE/systemd/$SERVICE" "$UNIT_DIR/$SERVICE" 0644
     put_file "$SOURCE/systemd/game-companion-kiosk.service" "$USER_UNIT_DIR/game-companion-kiosk.service" 0644
-    put_file "$SOURCE/systemd/avahi-game-companion.xml" "$AVAHI_SERVICE" 0644
+    avahi="$(mktemp)"
+    if [ "$HTTPS" = 1 ]; then  # phones are sent to nginx's HTTPS port
+        sed -e 's|<type>_http._tcp</type>|<type>_https._tcp</type>|' -e 's|<port>8000</port>|<port>443</port>|' \
+            "$SOURCE/systemd/avahi-game-companion.xml" > "$avahi"
+    else
+        cat "$SOURCE/systemd/avahi-game-companion.xml" > "$avahi"
+    fi
+    put_file "$avahi" "$AVAHI_SERVICE" 0644
+    rm -f "$avahi"
     for doc in "${DOCS[@]}"; do
         if [ -f "$SOURCE/docs/$doc" ]; then put_file "$SOURCE/docs/$doc" "$PREFIX/docs/$doc" 0644; fi
     done
@@ -484,6 +514,74 @@ keep_logs() {
     fi
 }
 
+# HTTPS (--https): nginx ends TLS with a certificate in $TLS_DIR and forwards to the
+# service, which listens on loopback only ([web] tls_proxy).
+setup_https() {
+    [ "$HTTPS" = 1 ] || return 0
+    local tls site no_ipv6
+    tls="$(at "$TLS_DIR")"
+    mkdir -p "$tls"
+    chmod 0700 "$tls"
+    if [ -n "$TLS_CERT" ]; then
+        put_file "$TLS_CERT" "$TLS_DIR/cert.pem" 0644
+        put_file "$TLS_KEY" "$TLS_DIR/key.pem" 0600
+    elif [ -f "$tls/cert.pem" ] && [ -f "$tls/key.pem" ]; then
+        say "kept the certificate in $TLS_DIR"
+    else
+        make_certificate "$tls"
+    fi
+    site="$(mktemp)"
+    # IPv6 switched off (ipv6.disable=1): nginx would refuse to start on its [::] lines.
+    no_ipv6=""
+    [ -e /proc/net/if_inet6 ] || no_ipv6='/listen \[::\]/d'
+    sed -e "s|@HTTP_PORT@|80|g; s|@HTTPS_PORT@|443|g; s|@HTTPS_SUFFIX@||g; s|@UPSTREAM_PORT@|8000|g" \
+        -e "s|@TLS_CERT@|$TLS_DIR/cert.pem|g; s|@TLS_KEY@|$TLS_DIR/key.pem|g" -e "$no_ipv6" \
+        "$SOURCE/systemd/nginx-game-companion.conf" > "$site"
+    put_file "$site" "$NGINX_SITE" 0644
+    rm -f "$site"
+    mkdir -p "$(at "$(dirname "$NGINX_LINK")")"
+    ln -sfn "$NGINX_SITE" "$(at "$NGINX_LINK")"
+    if [ -L "$(at "$NGINX_DEFAULT")" ]; then
+        rm -f "$(at "$NGINX_DEFAULT")"  # it also wants port 80 as the default server
+        say "disabled nginx's default site (ln -s ../sites-available/default $NGINX_DEFAULT brings it back)"
+    fi
+    proxy_in_config
+    system nginx -t
+    system systemctl enable nginx
+    system systemctl reload-or-restart nginx
+}
+
+# A self-signed certificate for <hostname>.local, made on the Pi (the key never leaves it).
+make_certificate() {
+    local name
+    name="$(hostname)"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 \
+        -keyout "$1/key.pem" -out "$1/cert.pem" -subj "/CN=$name.local" \
+        -addext "subjectAltName=DNS:$name.local,DNS:$name" 2>/dev/null \
+        || die "openssl could not make a certificate"
+    chmod 0600 "$1/key.pem"
+    chmod 0644 "$1/cert.pem"
+    say "made a self-signed certificate for $name.local in $TLS_DIR (valid 10 years)"
+}
+
+# A kept config gets `tls_proxy = true` in its [web] section (added when missing).
+proxy_in_config() {
+    local conf
+    conf="$(at "$CONF")"
+    if grep -Eq '^[[:space:]]*tls_proxy[[:space:]]*=[[:space:]]*true' "$conf"; then return 0; fi
+    if grep -Eq '^[[:space:]]*tls_proxy[[:space:]]*=' "$conf"; then
+        sed -i -E 's/^[[:space:]]*tls_proxy[[:space:]]*=.*/tls_proxy = true/' "$conf"
+    elif grep -Eq '^\[web\]' "$conf"; then
+        sed -i '/^\[web\]/a tls_proxy = true' "$conf"
+    else
+        printf '\n[web]\n# HTTPS through nginx (install-pi.sh --https): loopback only.\ntls_proxy = true\n' >> "$conf"
+    fi
+    say "set [web] tls_proxy = true in $CONF (the service listens on 127.0.0.1 behind nginx)"
+    if awk '/^\[/{web=($0=="[web]")} web && /^[[:space:]]*host[[:space:]]*=/ && !/127\.0\.0\.1/' "$conf" | grep -q .; then
+        say "warning: $CONF sets [web] host to a network address: remove that line, or the service refuses to start"
+    fi
+}
+
 start_service() {
     system systemctl daemon-reload
     system systemctl enable "$SERVICE"
@@ -491,6 +589,10 @@ start_service() {
 }
 
 do_install() {
+    if [ "$HTTPS" = 0 ] && [ -f "$(at "$NGINX_SITE")" ]; then
+        HTTPS=1
+        say "HTTPS stays on (set up by an earlier --https; --uninstall removes it)"
+    fi
     find_kiosk_user
     install_packages
     create_service_user
@@ -499,8 +601,13 @@ do_install() {
     write_config
     setup_kiosk
     keep_logs
+    setup_https
     start_service
-    say "done. The slate: http://$(hostname).local:8000/  (host panel: /host)"
+    if [ "$HTTPS" = 1 ]; then
+        say "done. The slate: https://$(hostname).local/  (host panel: /host)"
+    else
+        say "done. The slate: http://$(hostname).local:8000/  (host panel: /host)"
+    fi
     if [ "$KIOSK" = 1 ]; then say "the screen of $KIOSK_USER shows the slate after a reboot"; fi
 }
 
@@ -509,6 +616,14 @@ do_uninstall() {
     find_kiosk_user
     system systemctl disable --now "$SERVICE" || say "the service was not installed"
     rm -f "$(at "$UNIT_DIR/$SERVICE")" "$(at "$USER_UNIT_DIR/game-companion-kiosk.service")" "$(at "$AVAHI_SERVICE")"
+    if [ -f "$(at "$NGINX_SITE")" ]; then
+        rm -f "$(at "$NGINX_LINK")" "$(at "$NGINX_SITE")"
+        system systemctl reload nginx || true
+        if [ -f "$(at "$CONF")" ]; then  # a kept config must not wait behind a proxy that is gone
+            sed -i -E 's/^[[:space:]]*tls_proxy[[:space:]]*=.*/tls_proxy = false/' "$(at "$CONF")"
+        fi
+        say "removed the HTTPS site from nginx (nginx itself stays installed); [web] tls_proxy is off"
+    fi
     for script in "${KIOSK_SCRIPTS[@]}"; do rm -f "$(at "$BIN/$script")"; done
     rm -rf "$(at "$VENV")" "$(at "$PREFIX/docs")"
     rm -f "$(at "$PREFIX/constraints.txt")"

@@ -32,7 +32,7 @@ class ServeProcess:
             if not line:
                 break
             self.output.append(line)
-            found = re.match(r"Slate:\s+http://[\d.]+:(\d+)/", line)
+            found = re.match(r"(?:Slate|Listening):\s+http://[\d.]+:(\d+)/", line)
             if found:
                 self._drainer.start()
                 return int(found.group(1))

@@ -33,7 +33,8 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
     feeds in all and per client address, web.slate), allowed_hosts (the host names the
     table answers to; default any, web.headers), sse_max_seconds
     and sse_heartbeat (tests), backup (a function returning the table's backup archive
-    as bytes, or a str saying why there is none: GET /host/backup; absent, no download). `on_reveal` reads the dice now and returns a short
+    as bytes, or a str saying why there is none: GET /host/backup; absent, no download),
+    secure_cookie (the host's cookie is sent over HTTPS only). `on_reveal` reads the dice now and returns a short
     status; None means no camera (manual entry only). `camera` is the host panel's camera
     page (hardware.camera_setup.CameraSetup); None leaves the page out.
     """
@@ -43,6 +44,7 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
         SECRET_KEY=settings.get("secret_key") or secrets.token_bytes(32),
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=bool(settings.get("secure_cookie")),  # served over HTTPS (web.tls_proxy)
         SESSION_COOKIE_NAME="companion_host",
         MAX_CONTENT_LENGTH=LARGEST_BODY,
         JSON_SORT_KEYS=False,

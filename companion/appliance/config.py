@@ -2,7 +2,7 @@
 
     [host]   pin = "482913"                  # the host panel's PIN, 6-12 digits (else one is generated)
     [web]    host, port, threads, public_url, sse_max_seconds, max_streams, streams_per_client,
-             connections_per_client, allowed_hosts
+             connections_per_client, allowed_hosts, tls_proxy
     [table]  name = "Game Table"             # shown on the slate
     [gpio]   -> hardware.gpio.Wiring.from_mapping       (buttons and lights)
     [camera] -> hardware.camera.CameraConfig.from_mapping
@@ -60,6 +60,9 @@ class WebSection:
     #: The network phones should join (the Pi's own hotspot): the slate shows a Wi-Fi QR code.
     wifi_ssid: str | None = None
     wifi_password: str | None = None
+    #: HTTPS is served by a proxy on this machine (nginx, set up by `install-pi.sh --https`):
+    #: the server then listens on loopback only and trusts the proxy's X-Forwarded-For/-Proto.
+    tls_proxy: bool = False
 
     @property
     def stream_limit(self) -> int:
@@ -173,7 +176,10 @@ def _host_section(section: Mapping[str, Any], where: str) -> HostSection:
 def _web_section(section: Mapping[str, Any], where: str) -> WebSection:
     _check_keys(section, WebSection, "web", where)
     default = WebSection()
-    host = section.get("host", default.host)
+    tls_proxy = section.get("tls_proxy", default.tls_proxy)
+    if not isinstance(tls_proxy, bool):
+        raise ConfigError(f"{where}: web.tls_proxy must be true or false")
+    host = section.get("host", "127.0.0.1" if tls_proxy else default.host)
     if not isinstance(host, str) or not host.strip():
         raise ConfigError(f'{where}: web.host must be an address such as "0.0.0.0" (every network) or "127.0.0.1"')
     if host != "localhost":
@@ -181,6 +187,10 @@ def _web_section(section: Mapping[str, Any], where: str) -> WebSection:
             ipaddress.ip_address(host)
         except ValueError:
             raise ConfigError(f"{where}: web.host = {host!r} is not an IP address") from None
+    if tls_proxy and not is_loopback_address(host):
+        raise ConfigError(f"{where}: web.tls_proxy = true serves the table through the HTTPS proxy on this "
+                          f"machine, so web.host must be 127.0.0.1 (or left out), not {host!r}: otherwise "
+                          f"the host PIN could still cross the network in clear")
     port = _whole(section.get("port", default.port), "web.port", 1, 65535, where)
     threads = _whole(section.get("threads", default.threads), "web.threads", 4, 1000, where)
     public_url = section.get("public_url")
@@ -210,7 +220,17 @@ def _web_section(section: Mapping[str, Any], where: str) -> WebSection:
                       wifi_ssid=ssid, wifi_password=password,
                       sse_max_seconds=None if sse is None else float(sse), max_streams=max_streams,
                       streams_per_client=per_client, connections_per_client=connections,
-                      allowed_hosts=tuple(h.strip() for h in allowed))
+                      allowed_hosts=tuple(h.strip() for h in allowed), tls_proxy=tls_proxy)
+
+
+def is_loopback_address(host: str) -> bool:
+    """True for an address only this machine can reach (127.x, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _table_section(section: Mapping[str, Any], where: str) -> TableSection:

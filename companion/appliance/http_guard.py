@@ -33,6 +33,7 @@ from waitress.adjustments import Adjustments
 from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
 from waitress.server import MultiSocketServer, TcpWSGIServer
+from waitress.task import ThreadedTaskDispatcher
 
 log = logging.getLogger("companion.http")
 
@@ -49,6 +50,16 @@ class Limits:
     head_seconds: float = 5.0
     #: Seconds for a whole request, body included (a 2 MiB record over poor Wi-Fi).
     body_seconds: float = 60.0
+    #: Peers the per-address cap leaves alone: the HTTPS proxy, which caps each client itself.
+    unlimited: tuple[str, ...] = ()
+
+
+#: The HTTPS proxy on this machine (`[web] tls_proxy`): its connections all come from here.
+PROXY = ("127.0.0.1",)
+#: waitress takes the client's address and scheme from the proxy's headers, and from it
+#: alone (`clear_untrusted_proxy_headers` drops them from anyone else).
+PROXY_SETTINGS = {"trusted_proxy": PROXY[0], "trusted_proxy_count": 1,
+                  "trusted_proxy_headers": {"x-forwarded-for", "x-forwarded-proto"}}
 
 
 class _RouteAdjustments:
@@ -131,7 +142,7 @@ class GuardedServer(TcpWSGIServer):
         conn, addr = accepted
         client = addr[0]
         held = sum(1 for channel in list(self.active_channels.values()) if channel.addr[0] == client)
-        if held >= self.limits.connections_per_client:
+        if held >= self.limits.connections_per_client and client not in self.limits.unlimited:
             self.refused_connections += 1
             conn.close()
             return
@@ -181,10 +192,15 @@ def socket_options() -> list[tuple[int, int, int]]:
     return options
 
 
-def create_guarded_server(application, *, dispatcher, limits: Limits, max_body: int, **settings):
-    """Like `waitress.create_server`, with `GuardedServer`s and every body capped at `max_body`."""
+def create_guarded_server(application, *, limits: Limits, max_body: int, **settings):
+    """Like `waitress.create_server`, with `GuardedServer`s and every body capped at `max_body`.
+
+    The worker pool is waitress's own `ThreadedTaskDispatcher` of `threads` workers, made
+    as `create_server` makes it and shared by every listening socket."""
     adj = Adjustments(max_request_body_size=max_body + 1, **settings)
     adj.socket_options = socket_options()  # a class attribute of waitress's, not a setting
+    dispatcher = ThreadedTaskDispatcher()
+    dispatcher.set_thread_count(adj.threads)
     sockets_map: dict = {}
     servers = []
     try:
@@ -194,6 +210,7 @@ def create_guarded_server(application, *, dispatcher, limits: Limits, max_body: 
     except BaseException:
         for server in servers:
             server.close()
+        dispatcher.shutdown(cancel_pending=True, timeout=1)  # its workers are already running
         raise
     if len(servers) == 1:
         return servers[0]

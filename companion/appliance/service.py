@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from companion.appliance import backup, watchdog
-from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials
+from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials, is_loopback_address
 from companion.projection import SeatsView
 from companion.rules import BadRecord, IllegalAction, UnknownGame
 from companion.store import SqliteStore
@@ -56,6 +56,8 @@ class TableService:
         self.data_dir = Path(data_dir)
         self.demo = demo
         self.host = host or config.web.host
+        if config.web.tls_proxy and not is_loopback_address(self.host):
+            raise ServiceError(f"web.tls_proxy is on: listen on 127.0.0.1 behind the HTTPS proxy, not {self.host}")
         self.port = config.web.port if port is None else port
         self.pin_factory = pin_factory
         self._open_camera = open_camera
@@ -224,6 +226,7 @@ class TableService:
             "secret_key": self.credentials.secret_key,
             "title": self.config.table.name,
             "lan_url": lambda: self.url,  # the kiosk asks on localhost: its QR code names the LAN
+            "secure_cookie": web.tls_proxy,
         }
         if web.public_url:
             settings["slate_url"] = web.public_url
@@ -236,25 +239,22 @@ class TableService:
         return create_app(self.table, settings, on_reveal=self.reveal_now, camera=self.camera_setup)
 
     def _build_server(self):
-        from companion.appliance.http_guard import Limits, create_guarded_server
-        from companion.appliance.http_pool import warm_dispatcher
+        from companion.appliance.http_guard import PROXY, PROXY_SETTINGS, Limits, create_guarded_server
         from web.bounds import LARGEST_BODY, body_limit
 
         threads = self.config.web.threads
-        dispatcher = warm_dispatcher(threads)  # short requests stay on a few warm threads
         try:
             server = create_guarded_server(
-                self.app, dispatcher=dispatcher, max_body=LARGEST_BODY,
-                limits=Limits(body_limit=body_limit, connections_per_client=self.config.web.connections_per_client),
+                self.app, max_body=LARGEST_BODY,
+                limits=Limits(body_limit=body_limit, connections_per_client=self.config.web.connections_per_client,
+                              unlimited=PROXY if self.config.web.tls_proxy else ()),
                 host=self.host, port=self.port, threads=threads, connection_limit=max(100, threads * 2),
                 asyncore_use_poll=True, channel_timeout=CHANNEL_TIMEOUT, cleanup_interval=1,
                 channel_request_lookahead=1, ident="game-companion", clear_untrusted_proxy_headers=True,
+                **(PROXY_SETTINGS if self.config.web.tls_proxy else {}),
             )
-        except BaseException as exc:
-            dispatcher.shutdown(cancel_pending=True, timeout=1)  # its workers are already running
-            if isinstance(exc, OSError):
-                raise ServiceError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
-            raise
+        except OSError as exc:
+            raise ServiceError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
         self.port = server.effective_port
         return server
 
@@ -327,6 +327,8 @@ class TableService:
 
     @property
     def url(self) -> str:
+        if self.config.web.tls_proxy:  # phones come in through the proxy, on 443
+            return f"https://{_reachable_host('0.0.0.0')}/"
         return f"http://{_reachable_host(self.host)}:{self.port}/"
 
     @property

@@ -55,6 +55,8 @@ def announce(service, *, demo: bool) -> None:
     """Where to go, and the host PIN: printed to the console, never through logging."""
     credentials = service.credentials
     lines = [f"Slate:      {service.url}", f"Host panel: {service.host_url}"]
+    if service.config.web.tls_proxy:
+        lines.append(f"Listening:  http://{service.host}:{service.port}/ (loopback, for the HTTPS proxy)")
     if demo or credentials.pin_is_new:
         lines.append(f"Host PIN:   {credentials.pin}")
         if credentials.pin_is_new and not demo:
