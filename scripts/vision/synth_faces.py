@@ -225,7 +225,13 @@ def face_crop(rng: random.Random, label: int, out: int = 48, crop_factor: float 
         ta = rng.uniform(0, 2 * math.pi)
         _die(rng, canvas, cx, cy, half, rng.uniform(0, math.pi / 2), label if label else rng.randint(1, 7),
              (t * math.cos(ta), t * math.sin(ta)))
-    # light: gradient, glare
+    return photograph(rng, canvas, out)
+
+
+def photograph(rng: random.Random, canvas: np.ndarray, out: int) -> np.ndarray:
+    """The supersampled scene as a camera gives it, out x out: light gradient and glare,
+    white balance, a slight perspective, blur, shrinking, noise and JPEG."""
+    side = canvas.shape[0]
     yy, xx = np.mgrid[0:side, 0:side].astype(np.float32) / side
     g = 1 + rng.uniform(-0.3, 0.3) * (xx - 0.5) + rng.uniform(-0.3, 0.3) * (yy - 0.5)
     canvas *= g[..., None]

@@ -16,6 +16,9 @@ light-on-dark and dark-on-light pips are one problem, and shuffles colour channe
 body colour carries no signal. A fifth of each batch is procedural faces: dice designs
 no photo set has (smoky see-through bodies showing the bottom pips, marbled swirls,
 low-contrast pips, polka-dot and tartan cloths, random symbols for class 7).
+--oblique draws a pool of dice seen at 20-70 degrees (oblique_dice.py: side faces with
+pips of their own below the top face) and --oblique-share takes that share of each batch;
+--from-onnx goes on training a shipped model (its batch norms folded, --lr lower).
 """
 
 from __future__ import annotations
@@ -71,6 +74,43 @@ class FaceNet(nn.Module):
         return self.fc2(self.drop(F.relu(self.fc1(x))))
 
 
+class FoldedFaceNet(nn.Module):
+    """FaceNet as it is exported (each batch norm folded into its convolution): to go on
+    training a shipped model (--from-onnx)."""
+
+    def __init__(self, width: float = 1.0):
+        super().__init__()
+        a, b, c = (int(round(n * width / 4)) * 4 for n in (16, 32, 48))
+
+        def folded(cin, cout):
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(inplace=True))
+
+        self.body = nn.Sequential(folded(3, a), folded(a, a), nn.MaxPool2d(2),
+                                  folded(a, b), folded(b, b), nn.MaxPool2d(2),
+                                  folded(b, c), folded(c, c), nn.MaxPool2d(2))
+        self.fc1 = nn.Linear(c * (FACE_SIDE // 8) ** 2, 96)
+        self.fc2 = nn.Linear(96, N_CLASSES)
+        self.drop = nn.Dropout(0.3)
+
+    forward = FaceNet.forward
+
+    def load_onnx(self, path: str) -> "FoldedFaceNet":
+        import onnx
+        from onnx import numpy_helper
+
+        weights = {i.name: numpy_helper.to_array(i) for i in onnx.load(path).graph.initializer}
+        fcs = {name: weights.pop(name) for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias")}
+        convs = [m for m in self.body.modules() if isinstance(m, nn.Conv2d)]
+        values = list(weights.values())  # in the net's order: weight, bias of each convolution
+        assert len(values) == 2 * len(convs), "not a FaceNet export"
+        with torch.no_grad():
+            for k, m in enumerate(convs):
+                m.weight.copy_(torch.from_numpy(values[2 * k])); m.bias.copy_(torch.from_numpy(values[2 * k + 1]))
+            for name, value in fcs.items():
+                getattr(self, name.split(".")[0]).get_parameter(name.split(".")[1]).copy_(torch.from_numpy(value))
+        return self
+
+
 def label_of(kind: str, value) -> int:
     if kind == "pip":
         return int(value)
@@ -104,6 +144,14 @@ def synth_pool(n: int, seed: int = 5):
     return [(synth_faces.face_crop(rng, lab, out=FACE_SIDE, crop_factor=CROP_FACTOR), lab) for lab in labels]
 
 
+def oblique_pool(n: int, seed: int = 7):
+    """n crops of dice seen at an angle (oblique_dice.py), made once like synth_pool's."""
+    import oblique_dice
+    rng = random.Random(seed)
+    labels = [rng.choice([0, 1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4, 5, 6]) for _ in range(n)]
+    return [(oblique_dice.oblique_crop(rng, lab, out=FACE_SIDE, crop_factor=CROP_FACTOR), lab) for lab in labels]
+
+
 def sample_synth(pool, rng):
     crop, label = pool[rng.randrange(len(pool))]
     f = np.rot90(crop, rng.randrange(4)).astype(np.float32)
@@ -119,10 +167,13 @@ def sample_synth(pool, rng):
 INVERT = 0.5  # share of real crops shown with brightness inverted (set by --invert)
 
 
-def sample(items, rng, pool=None, share=0.0, cum=None, pasted=None, paste_share=0.0):
-    """One training crop: from the pasted scenes (paste_share), the procedural pool (share),
-    else a real image, picked in proportion to its dice when `cum` (cumulative dice counts)
-    is given, so crowded trays are not under-weighted."""
+def sample(items, rng, pool=None, share=0.0, cum=None, pasted=None, paste_share=0.0, oblique=None, oblique_share=0.0):
+    """One training crop: from the oblique dice (oblique_share), the pasted scenes
+    (paste_share), the procedural pool (share), else a real image, picked in proportion to
+    its dice when `cum` (cumulative dice counts) is given, so crowded trays are not
+    under-weighted."""
+    if oblique and rng.random() < oblique_share:
+        return sample_synth(oblique, rng)
     if pasted and rng.random() < paste_share:
         return sample_pasted(pasted, rng)
     if pool and rng.random() < share:
@@ -228,6 +279,10 @@ def main():
     ap.add_argument("--paste", type=int, default=0, help="cut-and-paste scenes drawn before training")
     ap.add_argument("--paste-share", type=float, default=0.3, help="share of each batch cut from them")
     ap.add_argument("--sprites-cache", default=None, help="pickle file for the pasted dice (made when missing)")
+    ap.add_argument("--oblique", type=int, default=0, help="crops of dice seen at an angle drawn before training")
+    ap.add_argument("--oblique-share", type=float, default=0.25, help="share of each batch taken from them")
+    ap.add_argument("--from-onnx", help="go on training this exported model instead of starting afresh")
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (lower with --from-onnx)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--width", type=float, default=1.0, help="channel multiplier of the net")
     ap.add_argument("--invert", type=float, default=0.25, help="share of real crops shown brightness-inverted")
@@ -248,19 +303,22 @@ def main():
     print(f"{len(pool)} procedural crops in {time.time() - t0:.0f}s", flush=True)
     pasted = paste_pool(args.paste, cache=args.sprites_cache) if args.paste else None
     print(f"{args.paste} pasted scenes in {time.time() - t0:.0f}s", flush=True)
+    oblique = oblique_pool(args.oblique) if args.oblique else None
+    print(f"{args.oblique} oblique crops in {time.time() - t0:.0f}s", flush=True)
     global INVERT
     INVERT = args.invert
     cum = list(itertools.accumulate(max(1, len(d)) for _, d, _ in train)) if args.by_die else None
-    net = FaceNet(args.width)
+    net = FoldedFaceNet(args.width).load_onnx(args.from_onnx) if args.from_onnx else FaceNet(args.width)
     bs = 64
     steps = args.epochs * (args.per_epoch // bs)
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps)
     t0 = time.time()
     for epoch in range(args.epochs):
         tot = 0.0
         for _ in range(args.per_epoch // bs):
-            xs, ys = zip(*(sample(train, rng, pool, args.synth_share, cum, pasted, args.paste_share) for _ in range(bs)))
+            xs, ys = zip(*(sample(train, rng, pool, args.synth_share, cum, pasted, args.paste_share,
+                                  oblique, args.oblique_share) for _ in range(bs)))
             out = net(torch.from_numpy(np.stack(xs)))
             loss = F.cross_entropy(out, torch.tensor(ys), label_smoothing=0.05)
             opt.zero_grad(); loss.backward(); opt.step(); sched.step()
