@@ -21,7 +21,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from companion.appliance import backup, watchdog
+from companion.appliance import backup, meetup, watchdog
 from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials
 from companion.projection import SeatsView
 from companion.rules import BadRecord, IllegalAction, UnknownGame
@@ -79,6 +79,7 @@ class TableService:
         self._calibration_warned = False
         self._resumed = False  # a game was picked up after a restart
         self._owns_factory = False
+        self._meetup = None  # the meetup's publisher ([meetup] enabled)
 
     # --- start ------------------------------------------------------------------------
 
@@ -94,6 +95,7 @@ class TableService:
             self._open_camera_wing()
             self.app = self._build_app()
             self._server = self._build_server()
+            self._meetup = meetup.start_publisher(self.config, self.table, self.data_dir)
         except BaseException:
             self.stop()
             raise
@@ -358,6 +360,8 @@ class TableService:
             self.lights.close()
         if self._owns_factory and self.pin_factory is not None:
             self.pin_factory.close()
+        if self._meetup is not None:
+            self._meetup.stop()
         if self.store is not None:
             self.store.close()
         if self._lock_file is not None:
