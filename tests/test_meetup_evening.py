@@ -100,6 +100,10 @@ def play(table: Companion, seed: int) -> str:
     return str(game_id)
 
 
+def leaderboard_status(table: Companion) -> str:
+    return json.loads(table.get("/host/state"))["devices"]["leaderboard"]["status"]
+
+
 @pytest.fixture
 def evening(tmp_path):
     broker = Mosquitto(tmp_path / "broker", USERS).start()
@@ -126,7 +130,9 @@ def test_every_game_arrives_once_through_a_broker_restart_and_a_sigkill(tmp_path
     expected = {(name, play(tables[name], seed)) for seed, name in enumerate(TABLES)}
     wait_until(lambda: board.view()["games"] == 3)
 
+    assert leaderboard_status(tables["table-1"]) == "connected"  # as the host panel shows it
     broker.stop()  # mid-evening: the broker goes away
+    wait_until(lambda: leaderboard_status(tables["table-1"]) == "offline", what="the host panel to say offline")
     expected |= {(name, play(tables[name], 10 + n)) for n, name in enumerate(TABLES[:2])}
     expected.add(("table-3", play(tables["table-3"], 20)))
     tables["table-3"].kill()  # its last game finished, never sent: only in its database
