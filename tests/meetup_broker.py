@@ -20,14 +20,10 @@ needs_mosquitto = pytest.mark.skipif(
     MOSQUITTO is None or PASSWD is None,
     reason="the meetup tests need Debian's mosquitto (broker and mosquitto_passwd); .ci/run installs it")
 
-#: The ACL the installer writes: a table writes only under its own name (its user name).
-ACL = """\
-pattern write companion/tables/%u/#
-user leaderboard
-topic read companion/tables/#
-user spy
-topic read #
-"""
+REPO = Path(__file__).resolve().parent.parent
+#: The ACL the installer writes (a table writes only under its own name, its user name),
+#: and a spy for the tests that reads every topic.
+ACL = (REPO / "systemd" / "mosquitto-game-companion.acl").read_text(encoding="utf-8") + "\nuser spy\ntopic read #\n"
 
 
 def free_port() -> int:
