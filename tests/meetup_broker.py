@@ -49,7 +49,7 @@ class Mosquitto:
             f"user {getpass.getuser()}\n"  # run as root (CI), mosquitto would switch to a user who cannot read here
             f"listener {self.port} 127.0.0.1\nallow_anonymous false\npassword_file {passwords}\n"
             f"acl_file {folder / 'acl'}\npersistence true\npersistence_location {folder}/\n"
-            "max_packet_size 1048576\nlog_dest stderr\nlog_type error\nlog_type warning\n", encoding="utf-8")
+            "max_packet_size 1048576\nmax_queued_messages 10000\nlog_dest stderr\nlog_type error\nlog_type warning\n", encoding="utf-8")
         self.process: subprocess.Popen | None = None
 
     def start(self) -> "Mosquitto":

@@ -65,6 +65,7 @@ class Board:
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
+        self._slates: dict[str, dict[str, Any]] = {}
 
     @classmethod
     def in_dir(cls, data_dir: str | Path, **kwargs: Any) -> "Board":
@@ -113,10 +114,10 @@ class Board:
                              (table, int(online), self._clock()))
 
     def table_slate(self, table: str, shown: Mapping[str, Any]) -> None:
+        """A table's latest public slate: kept in memory only (a slate changes with every
+        action, and the broker hands the retained one over again after a restart)."""
         with self._lock:
-            self._db.execute("INSERT INTO tables (name, title, slate) VALUES (?, ?, ?) ON CONFLICT(name) DO "
-                             "UPDATE SET title = excluded.title, slate = excluded.slate",
-                             (table, shown["title"], json.dumps({"slate": shown["slate"], "prompt": shown["prompt"]})))
+            self._slates[table] = dict(shown)
 
     def first_refusal(self, key: str, reason: str) -> bool:
         """Remember a refused message; True the first time (log it), False after."""
@@ -138,12 +139,15 @@ class Board:
         """One tile per table heard from (and per expected one): online or offline since when
         (seconds since the epoch: the page shows it in local time), its public slate."""
         with self._lock:
-            rows = self._db.execute("SELECT name, title, online, since, slate FROM tables").fetchall()
+            rows = self._db.execute("SELECT name, online, since FROM tables").fetchall()
             played = dict(self._db.execute("SELECT table_name, count(*) FROM games GROUP BY table_name").fetchall())
-        tiles = {name: {"table": name, "title": title or name, "online": bool(online), "since": since,
-                        "games": played.get(name, 0), **(json.loads(slate) if slate else {"slate": None,
-                                                                                        "prompt": None})}
-                 for name, title, online, since, slate in rows}
+            slates = dict(self._slates)
+        tiles = {name: {"table": name, "title": name, "online": False, "since": None, "games": played.get(name, 0),
+                        "slate": None, "prompt": None} for name in set(slates) | {row[0] for row in rows}}
+        for name, online, since in rows:
+            tiles[name].update(online=bool(online), since=since)
+        for name, shown in slates.items():
+            tiles[name].update(title=shown["title"], slate=shown["slate"], prompt=shown["prompt"])
         for name in expected:
             tiles.setdefault(name, {"table": name, "title": name, "online": False, "since": None,
                                     "games": played.get(name, 0), "slate": None, "prompt": None})

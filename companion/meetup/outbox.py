@@ -46,6 +46,7 @@ class Outbox:
             self._db.execute("INSERT INTO joined VALUES (?, ?)", (after, time.time()))
             row = (after,)
         self.joined_after = int(row[0])
+        self._imported_ids: dict[str, bool] = {}  # a stored game's meta never changes
 
     @classmethod
     def in_dir(cls, data_dir: str | Path, store: Any) -> "Outbox":
@@ -64,10 +65,12 @@ class Outbox:
         return [g for g in due if not self._imported(g.local_id)]
 
     def _imported(self, local_id: str) -> bool:
-        try:
-            return "imported" in self.store.load(local_id).meta
-        except (KeyError, LookupError):
-            return True
+        if local_id not in self._imported_ids:
+            try:
+                self._imported_ids[local_id] = "imported" in self.store.load(local_id).meta
+            except (KeyError, LookupError):
+                return True
+        return self._imported_ids[local_id]
 
     def taken(self, game: DueGame) -> None:
         """The broker acknowledged `game` (as it had `game.events` events)."""

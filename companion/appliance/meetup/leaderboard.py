@@ -24,7 +24,9 @@ from companion.meetup.messages import PREFIX
 
 log = logging.getLogger("companion.leaderboard")
 
-SUBSCRIPTIONS = [(f"{PREFIX}/+/slate", 1), (f"{PREFIX}/+/status", 1), (f"{PREFIX}/+/games/+", 1)]
+#: Slates at QoS 0: the broker never queues a backlog of them (each replaces the one before,
+#: and the retained one comes on every connection); statuses and games at QoS 1.
+SUBSCRIPTIONS = [(f"{PREFIX}/+/slate", 0), (f"{PREFIX}/+/status", 1), (f"{PREFIX}/+/games/+", 1)]
 
 
 class LeaderboardService:
@@ -68,6 +70,7 @@ class LeaderboardService:
         return create_server(app, host=self.host, port=self.port, threads=8, ident="game-companion-leaderboard")
 
     def stop(self) -> None:
+        self._connected = False  # a disconnection asked for is not "lost"
         if self._client is not None:
             self._client.disconnect()
             self._client.loop_stop()

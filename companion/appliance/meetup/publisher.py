@@ -116,7 +116,7 @@ class TablePublisher:
         self.table.set_device_status(DEVICE, "connected", f"broker {self.broker.host}:{self.broker.port}")
 
     def _on_disconnect(self, _client, _userdata, _flags, reason_code, _properties) -> None:
-        if self._connected.is_set():
+        if self._connected.is_set() and not self._stopping.is_set():
             log.warning("lost the meetup's broker (%s); games are kept and sent when it is back", reason_code)
         self._connected.clear()
         if not self._stopping.is_set():
