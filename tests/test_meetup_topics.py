@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from meetup_broker import needs_mosquitto
+from meetup_broker import free_port, needs_mosquitto
 from meetup_clients import Spy, publisher
 from test_crash_recovery import Companion, send
 from test_meetup_evening import USERS, evening, table_config  # noqa: F401 (evening: the fixture)
@@ -109,3 +109,42 @@ def test_a_wrong_password_is_refused_by_the_broker(evening):
         time.sleep(0.02)
     client.loop_stop()
     assert answers and answers[0].is_failure and "authori" in str(answers[0]).lower()
+
+
+def test_the_host_panel_says_when_the_broker_refuses_the_table_and_when_it_is_away(tmp_path, evening):
+    from companion.appliance.meetup.publisher import TablePublisher
+    from companion.appliance.meetup.settings import Broker, MeetupSection
+    from companion.meetup import Outbox
+    from companion.store import SqliteStore
+    from companion.table import Table
+
+    broker, _ = evening
+
+    def status(table: Table) -> dict:
+        return table.snapshot()["devices"]["leaderboard"]
+
+    def wait_status(table: Table, wanted: str) -> dict:
+        deadline = time.monotonic() + 10
+        while status(table)["status"] != wanted and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return status(table)
+
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        wrong = MeetupSection(enabled=True, table="table-1", broker=Broker(
+            host="127.0.0.1", port=broker.port, username="table-1", password="not-its-password"))
+        publisher = TablePublisher(table, Outbox.in_dir(tmp_path, store), wrong, title="One")
+        publisher.start()
+        try:
+            refused = wait_status(table, "refused")
+            assert "refused" in refused["message"] and "not-its-password" not in refused["message"]
+        finally:
+            publisher.stop()
+        nobody = MeetupSection(enabled=True, table="table-1", broker=Broker(
+            host="127.0.0.1", port=free_port(), username="table-1", password="x"))  # nobody listens there
+        publisher = TablePublisher(table, Outbox.in_dir(tmp_path, store), nobody, title="One")
+        publisher.start()
+        try:
+            assert "since" in wait_status(table, "offline")["message"]
+        finally:
+            publisher.stop()

@@ -68,6 +68,8 @@ class TablePublisher:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_slate: bytes | None = None
+        self._refused: str | None = None  # why the broker last refused the table's login
+        self._offline_since: float | None = None
 
     @property
     def connected(self) -> bool:
@@ -78,6 +80,7 @@ class TablePublisher:
                              will=(status_topic(self.name), status_message(False)))
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
+        client.on_connect_fail = self._on_connect_fail
         client.on_publish = lambda _c, _u, mid, _rc, _p: self._acks.put(mid)
         self._client = client
         self.table.set_device_status(DEVICE, "connecting", f"to the broker at {self.broker.host}:{self.broker.port}")
@@ -107,22 +110,42 @@ class TablePublisher:
 
     def _on_connect(self, client, _userdata, _flags, reason_code, _properties) -> None:
         if reason_code.is_failure:
-            log.warning("the broker at %s:%s refused the table: %s", self.broker.host, self.broker.port, reason_code)
-            self.table.set_device_status(DEVICE, "refused", f"the broker refused this table: {reason_code}")
+            reason = str(reason_code)
+            if reason != self._refused:  # paho tries again every few seconds: say it once
+                log.warning("the broker at %s:%s refused the table %s: %s", self.broker.host, self.broker.port,
+                            self.name, reason)
+                self._refused = reason
+            self.table.set_device_status(DEVICE, "refused", f"the broker refused this table ({reason}): check "
+                                                            f"[meetup] table and password")
             return
+        self._refused = None
+        self._offline_since = None
         log.info("connected to the meetup's broker at %s:%s as %s", self.broker.host, self.broker.port, self.name)
         self._connected.set()
         self._fresh_connection.set()
         self.table.set_device_status(DEVICE, "connected", f"broker {self.broker.host}:{self.broker.port}")
 
     def _on_disconnect(self, _client, _userdata, _flags, reason_code, _properties) -> None:
-        if self._connected.is_set() and not self._stopping.is_set():
-            log.warning("lost the meetup's broker (%s); games are kept and sent when it is back", reason_code)
+        was_connected = self._connected.is_set()
         self._connected.clear()
+        if self._stopping.is_set() or self._refused is not None:
+            return
+        if was_connected:
+            log.warning("lost the meetup's broker (%s); games are kept and sent when it is back", reason_code)
+        self._offline()
+
+    def _on_connect_fail(self, _client, _userdata) -> None:
         if not self._stopping.is_set():
-            since = time.strftime("%H:%M", time.localtime(self._clock()))
-            self.table.set_device_status(DEVICE, "offline", f"no broker since {since}; finished games are kept "
-                                                            f"and sent when it is back")
+            self._offline()
+
+    def _offline(self) -> None:
+        """The table shows since when it has had no broker (the first failure, not the latest try)."""
+        if self._offline_since is None:
+            self._offline_since = self._clock()
+            log.info("no broker at %s:%s; trying again every few seconds", self.broker.host, self.broker.port)
+        since = time.strftime("%H:%M", time.localtime(self._offline_since))
+        self.table.set_device_status(DEVICE, "offline", f"no broker at {self.broker.host}:{self.broker.port} since "
+                                                        f"{since}; finished games are kept and sent when it is back")
 
     # --- the publisher's thread ---------------------------------------------------------
 
