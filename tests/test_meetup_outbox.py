@@ -51,3 +51,13 @@ def test_an_imported_game_is_not_sent(tmp_path):
         Table(store).import_record(simulate("gyvahrs", PLAYERS, seed=3).record)
         assert outbox.due() == []
         outbox.close()
+
+
+def test_a_table_alone_starts_no_publisher_and_keeps_no_outbox(tmp_path):
+    from companion.appliance.config import parse_config
+    from companion.appliance.meetup import start_publisher
+
+    table = Table()
+    assert start_publisher(parse_config({}), table, tmp_path) is None
+    assert start_publisher(parse_config({"meetup": {"enabled": False}}), table, tmp_path) is None
+    assert list(tmp_path.iterdir()) == [] and "leaderboard" not in table.snapshot()["devices"]

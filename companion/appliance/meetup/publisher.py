@@ -70,6 +70,8 @@ class TablePublisher:
         self._last_slate: bytes | None = None
         self._refused: str | None = None  # why the broker last refused the table's login
         self._offline_since: float | None = None
+        self._checked_at = 0.0  # when the outbox was last asked what is due
+        self._ended_seen: tuple[str | None, int] | None = None  # the ended game the outbox was last asked after
 
     @property
     def connected(self) -> bool:
@@ -158,11 +160,24 @@ class TablePublisher:
             try:
                 self._take_acks()
                 if self.connected:
-                    self._publish_slate(force=self._fresh_connection.is_set())
-                    self._send_due()
+                    fresh = self._fresh_connection.is_set()
+                    self._publish_slate(force=fresh)
+                    if fresh or self._game_ended() or self._clock() - self._checked_at >= RESEND_AFTER:
+                        self._checked_at = self._clock()
+                        self._send_due()
             except Exception:
                 log.exception("meetup: could not publish; trying again")
                 self._stopping.wait(1.0)
+
+    def _game_ended(self) -> bool:
+        """Whether the table's game has ended (again) since the last look: only then can a
+        new game be due, so the store's list is not read on every press."""
+        session = self.table.session
+        seen = (self.table.game_id, len(session.record.events)) if session is not None and session.finished else None
+        if seen is None or seen == self._ended_seen:
+            return False
+        self._ended_seen = seen
+        return True
 
     def _publish_slate(self, *, force: bool) -> None:
         if force:
