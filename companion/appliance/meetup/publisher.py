@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from companion.meetup import Outbox, game_message, game_topic, slate_message, status_message
 from companion.meetup.messages import slate_topic, status_topic
+from companion.meetup.outbox import DueGame
 
 log = logging.getLogger("companion.meetup")
 
@@ -64,7 +65,7 @@ class TablePublisher:
         self._connected = threading.Event()
         self._fresh_connection = threading.Event()
         self._acks: queue.Queue = queue.Queue()
-        self._inflight: dict[int, tuple[Any, float]] = {}
+        self._inflight: dict[int, tuple[DueGame, float]] = {}  # paho's message id -> the game, when sent
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_slate: bytes | None = None
@@ -200,7 +201,7 @@ class TablePublisher:
             if info.mid is None or info.rc not in (0, 4):  # 4: no connection now; paho sends it on reconnect
                 log.warning("meetup: game %s not handed to the client (%s); trying again", game_id, info.rc)
                 return
-            self._inflight[info.mid] = (type(due)(due.local_id, len(record.events)), now)
+            self._inflight[info.mid] = (DueGame(due.local_id, len(record.events)), now)
             log.info("meetup: sent game %s as %s (%d events)", due.local_id, game_id, len(record.events))
 
     def _take_acks(self) -> None:
