@@ -199,3 +199,14 @@ def test_the_page_shows_tables_and_standings_with_the_slates_headers(service):
     data = client.get("/api/leaderboard").get_json()
     assert data["games"] == 1 and [t["table"] for t in data["tables"]] == ["table-1", "table-9"]
     assert data["overall"][0]["points"] == 3 and data["scoring"]["mode"] == "points"
+
+
+def test_the_page_answers_only_to_its_own_names_when_told():
+    config = parse_leaderboard({"web": {"allowed_hosts": ["leaderboard.local"]}})
+    app = create_leaderboard_app(Board(":memory:"), {"scoring": config.scoring,
+                                                     "allowed_hosts": list(config.allowed_hosts)})
+    client = app.test_client()
+    assert client.get("/api/leaderboard", headers={"Host": "leaderboard.local:8080"}).status_code == 200
+    assert client.get("/api/leaderboard", headers={"Host": "evil.example"}).status_code == 400
+    with pytest.raises(MeetupConfigError, match="web.allowed_hosts"):
+        parse_leaderboard({"web": {"allowed_hosts": "leaderboard.local"}})

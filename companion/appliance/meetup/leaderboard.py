@@ -66,6 +66,7 @@ class LeaderboardService:
 
         app = create_leaderboard_app(self.board, {
             "title": self.config.title, "scoring": self.config.scoring, "tables": self.config.tables,
+            "allowed_hosts": list(self.config.allowed_hosts),
             "broker": lambda: {"connected": self._connected, "since": self._since}})
         return create_server(app, host=self.host, port=self.port, threads=8, ident="game-companion-leaderboard")
 

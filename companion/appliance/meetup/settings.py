@@ -120,10 +120,12 @@ class LeaderboardConfig:
     tables: tuple[str, ...] = ()
     scoring: Scoring = field(default_factory=Scoring)
     client_id: str = "companion-leaderboard"
+    #: Host names the page answers to (DNS rebinding, as the table's [web] allowed_hosts); empty: any.
+    allowed_hosts: tuple[str, ...] = ()
 
 
 LEADERBOARD_SECTIONS = {"broker": ("host", "port", "username", "password", "tls", "ca_file", "keepalive"),
-                        "web": ("host", "port"), "scoring": ("mode", "points"),
+                        "web": ("host", "port", "allowed_hosts"), "scoring": ("mode", "points"),
                         "leaderboard": ("title", "tables", "client_id")}
 
 
@@ -159,6 +161,10 @@ def parse_leaderboard(data: Mapping[str, Any], base_dir: Path | None = None) -> 
     port = web.get("port", LeaderboardConfig.port)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
         raise MeetupConfigError(f"web.port must be a whole number from 0 to 65535, not {port!r}")
+    allowed = web.get("allowed_hosts", [])
+    if not isinstance(allowed, list) or not all(isinstance(h, str) and h.strip() and " " not in h.strip()
+                                                for h in allowed):
+        raise MeetupConfigError('web.allowed_hosts must be a list of host names such as ["leaderboard.local"]')
     board = data.get("leaderboard", {})
     title = board.get("title", LeaderboardConfig.title)
     if not isinstance(title, str) or not 0 < len(title.strip()) <= 60:
@@ -170,7 +176,8 @@ def parse_leaderboard(data: Mapping[str, Any], base_dir: Path | None = None) -> 
     if not isinstance(client_id, str) or not 0 < len(client_id) <= 64:
         raise MeetupConfigError("leaderboard.client_id must be text of 1 to 64 characters")
     return LeaderboardConfig(broker=broker, host=host, port=port, title=title.strip(), tables=tuple(tables),
-                             scoring=_scoring(data.get("scoring", {})), client_id=client_id)
+                             scoring=_scoring(data.get("scoring", {})), client_id=client_id,
+                             allowed_hosts=tuple(h.strip() for h in allowed))
 
 
 def _scoring(section: Mapping[str, Any]) -> Scoring:
