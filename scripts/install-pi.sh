@@ -3,6 +3,7 @@
 # (desktop or Lite).
 #
 #   sudo scripts/install-pi.sh                  install, or update after a `git pull`
+#   sudo scripts/install-pi.sh --leaderboard    also the meetup's broker and leaderboard (docs/meetup.md)
 #   sudo scripts/install-pi.sh --uninstall      remove it; keep games and config
 #   sudo scripts/install-pi.sh --uninstall --purge   remove games, config and the user too
 #   sudo scripts/install-pi.sh --https          also serve the slate over HTTPS (nginx, a
@@ -47,6 +48,15 @@ KIOSK_USER=""
 HTTPS=0
 TLS_CERT=""
 TLS_KEY=""
+LEADERBOARD=0
+TABLES=6
+LEADERBOARD_SERVICE=game-companion-leaderboard.service
+LEADERBOARD_CONF="$CONF_DIR/leaderboard.toml"
+MEETUP_CREDENTIALS="$CONF_DIR/meetup-credentials.txt"
+MOSQUITTO_CONF=/etc/mosquitto/conf.d/game-companion.conf
+MOSQUITTO_PASSWD=/etc/mosquitto/game-companion.passwd
+MOSQUITTO_ACL=/etc/mosquitto/game-companion.acl
+KIOSK_DROPIN=/etc/systemd/user/game-companion-kiosk.service.d/leaderboard.conf
 
 usage() {
     cat <<EOF
@@ -61,6 +71,9 @@ Usage: $(basename "$0") [options]
                      made now (phones warn once); plain HTTP then only redirects
   --tls-cert FILE    with --tls-key: use your own certificate (implies --https)
   --tls-key FILE     the certificate's private key
+  --leaderboard      also the meetup's broker (Mosquitto, one user per table, an ACL) and
+                     leaderboard (port 8080, shown on this Pi's kiosk); docs/meetup.md
+  --tables N         with --leaderboard: how many tables get a user (default 6, 1-50)
   --source DIR       checkout to install from (default: $SOURCE)
   -h, --help         this help
 EOF
@@ -83,6 +96,9 @@ parse_args() {
             --https) HTTPS=1 ;;
             --tls-cert) [ $# -ge 2 ] || die "--tls-cert needs a file"; TLS_CERT="$2"; HTTPS=1; shift ;;
             --tls-key) [ $# -ge 2 ] || die "--tls-key needs a file"; TLS_KEY="$2"; HTTPS=1; shift ;;
+            --leaderboard) LEADERBOARD=1 ;;
+            --tables) [ $# -ge 2 ] || die "--tables needs a number"; TABLES="$2"; shift ;;
+            --tables=*) TABLES="${1#--tables=}" ;;
             --source) [ $# -ge 2 ] || die "--source needs a directory"; SOURCE="$2"; shift ;;
             -h|--help) usage; exit 0 ;;
             *) usage >&2; die "unknown option: $1" ;;
@@ -332,6 +348,7 @@ install_packages() {
             if [ -n "$pkg" ]; then pkgs+=("$pkg"); else say "warning: no chromium in the archive; the kiosk needs it"; fi
         fi
     fi
+    if [ "$LEADERBOARD" = 1 ]; then pkgs+=(mosquitto); fi
     system apt-get update
     system env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${pkgs[@]}"
 }
@@ -367,6 +384,7 @@ install_files() {
     fi
     put_file "$avahi" "$AVAHI_SERVICE" 0644
     rm -f "$avahi"
+    if [ "$LEADERBOARD" = 1 ]; then put_file "$SOURCE/docs/meetup.md" "$PREFIX/docs/meetup.md" 0644; fi
     for doc in "${DOCS[@]}"; do
         if [ -f "$SOURCE/docs/$doc" ]; then put_file "$SOURCE/docs/$doc" "$PREFIX/docs/$doc" 0644; fi
     done
@@ -588,12 +606,92 @@ start_service() {
     system systemctl restart "$SERVICE"
 }
 
+# A password of 24 letters and digits.
+new_password() {
+    local password
+    password="$(LC_ALL=C tr -dc 'A-Za-z0-9' < /dev/urandom | head -c 24 || true)"
+    [ "${#password}" -eq 24 ] || die "could not read /dev/urandom for a password"
+    printf '%s' "$password"
+}
+
+# The meetup's broker and leaderboard on this Pi: Mosquitto with one user per table (its
+# table name) and the leaderboard, an ACL that keeps each table to its own topics, the
+# leaderboard's config and service, and the kiosk showing the leaderboard. The passwords
+# are made once, kept in $MEETUP_CREDENTIALS (root only) and shown once.
+setup_leaderboard() {
+    [ "$LEADERBOARD" = 1 ] || return 0
+    local creds n user password board_password
+    put_file "$SOURCE/systemd/mosquitto-game-companion.conf" "$MOSQUITTO_CONF" 0644
+    put_file "$SOURCE/systemd/mosquitto-game-companion.acl" "$MOSQUITTO_ACL" 0644
+    put_file "$SOURCE/systemd/$LEADERBOARD_SERVICE" "$UNIT_DIR/$LEADERBOARD_SERVICE" 0644
+    creds="$(at "$MEETUP_CREDENTIALS")"
+    mkdir -p "$(dirname "$creds")"
+    if [ -f "$creds" ]; then
+        say "kept the meetup's passwords in $MEETUP_CREDENTIALS"
+    else
+        (
+            umask 077
+            {
+                echo "leaderboard:$(new_password)"
+                for n in $(seq 1 "$TABLES"); do echo "table-$n:$(new_password)"; done
+            } > "$creds"
+        )
+        # mosquitto_passwd -U hashes the file in place: no password on a command line.
+        mkdir -p "$(dirname "$(at "$MOSQUITTO_PASSWD")")"
+        install -m 0640 "$creds" "$(at "$MOSQUITTO_PASSWD")"
+        system mosquitto_passwd -U "$MOSQUITTO_PASSWD"
+        system chgrp mosquitto "$MOSQUITTO_PASSWD"
+        say "wrote $MEETUP_CREDENTIALS and $MOSQUITTO_PASSWD"
+        echo
+        echo "    Each table's [meetup] section (shown only now; kept in $MEETUP_CREDENTIALS):"
+        while IFS=: read -r user password; do
+            [ "$user" = leaderboard ] && continue
+            echo "      $user:  enabled = true  table = \"$user\"  password = \"$password\"  broker = \"$(hostname).local\""
+        done < "$creds"
+        echo
+    fi
+    board_password="$(grep '^leaderboard:' "$creds" | cut -d: -f2-)"
+    if [ ! -f "$(at "$LEADERBOARD_CONF")" ]; then
+        (
+            umask 077
+            cat > "$(at "$LEADERBOARD_CONF")" <<EOF
+# The meetup's leaderboard, written once by scripts/install-pi.sh --leaderboard.
+# Every key: docs/meetup.md. After editing: sudo systemctl restart $LEADERBOARD_SERVICE
+
+[broker]
+host = "127.0.0.1"
+username = "leaderboard"
+password = "$board_password"
+
+[leaderboard]
+title = "Leaderboard"
+tables = [$(seq 1 "$TABLES" | sed 's/.*/"table-&"/' | paste -sd, -)]
+
+[scoring]
+mode = "wins"      # or "points", with points = { "val-des" = 3, tregald = 2 }
+EOF
+        )
+        chmod 0640 "$(at "$LEADERBOARD_CONF")"
+        system chown "root:$SERVICE_USER" "$LEADERBOARD_CONF"
+        say "wrote $LEADERBOARD_CONF"
+    fi
+    if [ "$KIOSK" = 1 ]; then
+        mkdir -p "$(dirname "$(at "$KIOSK_DROPIN")")"
+        printf '[Service]\nEnvironment=GAME_COMPANION_URL=http://localhost:8080/\n' > "$(at "$KIOSK_DROPIN")"
+    fi
+    system systemctl restart mosquitto
+    system systemctl enable "$LEADERBOARD_SERVICE"
+    system systemctl restart "$LEADERBOARD_SERVICE"
+}
+
 do_install() {
     if [ "$HTTPS" = 0 ] && [ -f "$(at "$NGINX_SITE")" ]; then
         HTTPS=1
         say "HTTPS stays on (set up by an earlier --https; --uninstall removes it)"
     fi
     find_kiosk_user
+    case "$TABLES" in ''|*[!0-9]*) die "--tables needs a number from 1 to 50" ;; esac
+    { [ "$TABLES" -ge 1 ] && [ "$TABLES" -le 50 ]; } || die "--tables needs a number from 1 to 50"
     install_packages
     create_service_user
     install_files
@@ -603,6 +701,7 @@ do_install() {
     keep_logs
     setup_https
     start_service
+    setup_leaderboard
     if [ "$HTTPS" = 1 ]; then
         say "done. The slate: https://$(hostname).local/  (host panel: /host)"
     else
@@ -624,6 +723,13 @@ do_uninstall() {
         fi
         say "removed the HTTPS site from nginx (nginx itself stays installed); [web] tls_proxy is off"
     fi
+    if [ -f "$(at "$UNIT_DIR/$LEADERBOARD_SERVICE")" ]; then
+        system systemctl disable --now "$LEADERBOARD_SERVICE" || true
+        rm -f "$(at "$UNIT_DIR/$LEADERBOARD_SERVICE")" "$(at "$MOSQUITTO_CONF")" "$(at "$MOSQUITTO_ACL")" \
+            "$(at "$MOSQUITTO_PASSWD")" "$(at "$KIOSK_DROPIN")"
+        rmdir "$(at "$(dirname "$KIOSK_DROPIN")")" 2>/dev/null || true
+        system systemctl restart mosquitto || true
+    fi
     for script in "${KIOSK_SCRIPTS[@]}"; do rm -f "$(at "$BIN/$script")"; done
     rm -rf "$(at "$VENV")" "$(at "$PREFIX/docs")"
     rm -f "$(at "$PREFIX/constraints.txt")"
@@ -640,7 +746,7 @@ do_uninstall() {
     fi
     system systemctl daemon-reload
     if [ "$PURGE" = 1 ]; then
-        rm -rf "$(at "$CONF_DIR")" "$(at "$DATA_DIR")"
+        rm -rf "$(at "$CONF_DIR")" "$(at "$DATA_DIR")" "$(at "/var/lib/game-companion-leaderboard")"
         if [ "$KIOSK" = 1 ]; then rm -rf "$(at "$KIOSK_HOME/.local/state/game-companion")"; fi
         system userdel "$SERVICE_USER" || true
         say "removed the appliance, its games, config and user"

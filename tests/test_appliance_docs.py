@@ -65,7 +65,8 @@ def test_guides_use_the_paths_of_the_units_and_the_installer():
     for path in ("/etc/game-companion/config.toml", "/var/lib/game-companion", COMPANION):
         assert path in text and path.split("/")[-1] in unit + installer, path
     for option in re.findall(r"`(--[a-z-]+)", (REPO / "docs" / "pi-setup.md").read_text()):
-        if option.startswith(("--kiosk", "--no-kiosk", "--uninstall", "--purge", "--root", "--no-system")):
+        if option.startswith(("--kiosk", "--no-kiosk", "--uninstall", "--purge", "--root", "--no-system",
+                              "--leaderboard", "--tables")):
             assert option in installer, option
 
 

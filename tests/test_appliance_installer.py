@@ -402,3 +402,32 @@ def test_the_slate_is_advertised_over_mdns_and_the_entry_goes_with_uninstall(tmp
     assert any("avahi-daemon" in step for step in planned(out) if "install" in step)
     ok(install(root, fake_bin, "--uninstall"))
     assert not advert.exists()
+
+
+def test_leaderboard_sets_up_the_broker_with_a_user_per_table_and_the_acl(tmp_path, fake_bin):
+    from companion.appliance.meetup.settings import load_leaderboard_config
+
+    root = tmp_path / "root"
+    out = ok(install(root, fake_bin, "--leaderboard", "--tables", "3"))
+    creds = root / "etc/game-companion/meetup-credentials.txt"
+    users = dict(line.split(":", 1) for line in creds.read_text().splitlines())
+    assert list(users) == ["leaderboard", "table-1", "table-2", "table-3"]
+    assert all(len(p) == 24 for p in users.values()) and len(set(users.values())) == 4
+    assert stat.S_IMODE(creds.stat().st_mode) == 0o600
+    assert ["mosquitto_passwd", "-U", "/etc/mosquitto/game-companion.passwd"] in planned(out)
+    assert not any(password in " ".join(args) for args in planned(out) for password in users.values())
+    assert "pattern write companion/tables/%u/#" in (root / "etc/mosquitto/game-companion.acl").read_text()
+    assert "allow_anonymous false" in (root / "etc/mosquitto/conf.d/game-companion.conf").read_text()
+    board = load_leaderboard_config(root / "etc/game-companion/leaderboard.toml")
+    assert board.broker.password == users["leaderboard"] and board.tables == ("table-1", "table-2", "table-3")
+    assert ["systemctl", "enable", "game-companion-leaderboard.service"] in planned(out)
+    assert "8080" in (root / "etc/systemd/user/game-companion-kiosk.service.d/leaderboard.conf").read_text()
+    again = ok(install(root, fake_bin, "--leaderboard", "--tables", "3"))
+    assert "kept the meetup's passwords" in again and creds.read_text().count(":") == 4
+    assert dict(line.split(":", 1) for line in creds.read_text().splitlines()) == users
+
+
+def test_a_table_alone_gets_no_broker(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    out = ok(install(root, fake_bin))
+    assert not (root / "etc/mosquitto").exists() and "mosquitto" not in out

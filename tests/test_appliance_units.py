@@ -66,7 +66,7 @@ def installed(tmp_path_factory) -> Path:
     """A scratch root after `install-pi.sh --root`, with a stand-in for the venv's companion."""
     root = tmp_path_factory.mktemp("pi-root")
     subprocess.run(
-        ["bash", str(INSTALLER), "--root", str(root), "--kiosk-user", "pi"],
+        ["bash", str(INSTALLER), "--root", str(root), "--kiosk-user", "pi", "--leaderboard"],
         check=True, capture_output=True, text=True,
     )
     companion = root / "opt/game-companion/venv/bin/companion"
@@ -93,7 +93,15 @@ def verify(unit: Path, *, user: bool, runtime_dir: Path) -> subprocess.Completed
 
 def test_every_unit_in_systemd_folder_is_installed_and_checked():
     names = {path.name for path in unit_files()}
-    assert names == {"game-companion.service", "game-companion-kiosk.service"}
+    assert names == {"game-companion.service", "game-companion-kiosk.service", "game-companion-leaderboard.service"}
+
+
+def test_leaderboard_service_passes_systemd_analyze_verify(installed, tmp_path):
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    copy = installed_copy(installed, "etc/systemd/system/game-companion-leaderboard.service", tmp_path)
+    result = verify(copy, user=False, runtime_dir=runtime)
+    assert result.returncode == 0 and result.stdout + result.stderr == "", result.stdout + result.stderr
 
 
 def test_table_service_passes_systemd_analyze_verify(installed, tmp_path):
@@ -135,18 +143,31 @@ def test_shellcheck_covers_the_appliance_scripts():
             "game-companion-wait-for-slate"} <= names
 
 
-def test_table_service_command_is_one_companion_serve_accepts():
-    exec_start = next(line.split("=", 1)[1] for line in (REPO / "systemd/game-companion.service").read_text().splitlines()
+def parsed_exec_start(unit: str) -> tuple[str, argparse.Namespace]:
+    exec_start = next(line.split("=", 1)[1] for line in (REPO / "systemd" / unit).read_text().splitlines()
                       if line.startswith("ExecStart="))
     program, command, *args = shlex.split(exec_start)
     assert program == PREFIX + "venv/bin/companion" and command in COMMANDS
     module = importlib.import_module(COMMANDS[command][0])
     parser = argparse.ArgumentParser(exit_on_error=False)
     module.add_arguments(parser)
-    parsed = parser.parse_args(args)
+    return command, parser.parse_args(args)
+
+
+def test_table_service_command_is_one_companion_serve_accepts():
+    command, parsed = parsed_exec_start("game-companion.service")
+    assert command == "serve"
     assert str(parsed.config) == "/etc/game-companion/config.toml"
     assert str(parsed.data_dir) == "/var/lib/game-companion"
     assert parsed.port == 8000
+
+
+def test_leaderboard_service_command_is_one_companion_leaderboard_accepts():
+    command, parsed = parsed_exec_start("game-companion-leaderboard.service")
+    assert command == "leaderboard"
+    assert str(parsed.config) == "/etc/game-companion/leaderboard.toml"
+    assert str(parsed.data_dir) == "/var/lib/game-companion-leaderboard"
+    assert parsed.port == 8080 and not parsed.new_evening
 
 
 def test_boot_does_not_wait_for_the_network_and_the_service_is_watched():

@@ -15,7 +15,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 #: What the referee and the table may never import (the top-level package names).
-FORBIDDEN = ("cv2", "numpy", "hardware", "web", "flask", "waitress")
+FORBIDDEN = ("cv2", "numpy", "hardware", "web", "flask", "waitress", "paho")
 #: ... nor the appliance, which imports all of them. `python -m companion` is the
 #: appliance's command, so companion/__main__.py is the one module that may.
 APPLIANCE = "companion.appliance"
@@ -23,8 +23,8 @@ ENTRY_POINT = REPO / "companion" / "__main__.py"
 #: The rooms at the edges may not reach up either: hardware never into the web app or
 #: the server, the web app never into the appliance that serves it.
 EDGES = {
-    "hardware": ("web", "flask", "waitress", APPLIANCE),
-    "web": ("waitress", APPLIANCE),
+    "hardware": ("web", "flask", "waitress", "paho", APPLIANCE),
+    "web": ("waitress", "paho", APPLIANCE),
 }
 MAX_LINES = 450
 

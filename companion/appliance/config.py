@@ -7,6 +7,7 @@
     [gpio]   -> hardware.gpio.Wiring.from_mapping       (buttons and lights)
     [camera] -> hardware.camera.CameraConfig.from_mapping
     [vision] -> hardware.vision VisionConfig.from_mapping
+    [meetup] -> companion.appliance.meetup.settings.MeetupSection.from_mapping (off by default)
 
 Each area parses its own section; this module only splits the file, checks the sections
 it owns, and turns every mistake into a `ConfigError` naming the file and the key.
@@ -28,7 +29,7 @@ from hardware.files import replace_file
 APP_NAME = "game-companion"
 PIN_FILE = "host-pin"
 SECRET_KEY_FILE = "secret-key"
-SECTIONS = ("host", "web", "table", "gpio", "camera", "vision")
+SECTIONS = ("host", "web", "table", "gpio", "camera", "vision", "meetup")
 #: A host PIN's digits. Six: with the network's budget of guesses (web.pin_budget) a
 #: 6-digit PIN holds for years; a 4-digit one for days.
 MIN_PIN, MAX_PIN = 6, 12
@@ -87,6 +88,8 @@ class Config:
     gpio: Any = None
     camera: Any = None
     vision: Any = None
+    #: companion.appliance.meetup.settings.MeetupSection; None or disabled: a table alone.
+    meetup: Any = None
     path: Path | None = None
     #: The raw sections, for the areas' own tools (calibrate writes [vision] back).
     raw: Mapping[str, Any] = field(default_factory=dict)
@@ -129,6 +132,7 @@ def parse_config(data: Mapping[str, Any], *, where: str = "config", path: Path |
             gpio=_owner_section("gpio", data.get("gpio", {})),
             camera=_owner_section("camera", data.get("camera", {}), base_dir=base_dir),
             vision=_owner_section("vision", data.get("vision", {})),
+            meetup=_owner_section("meetup", data.get("meetup", {}), base_dir=base_dir),
             path=path,
             raw={name: dict(value) for name, value in data.items()},
         )
@@ -148,6 +152,10 @@ def _owner_section(name: str, section: Mapping[str, Any], **kwargs: Any) -> Any:
         from hardware.camera import CameraConfig
 
         return CameraConfig.from_mapping(section, **kwargs)
+    if name == "meetup":
+        from companion.appliance.meetup.settings import MeetupSection
+
+        return MeetupSection.from_mapping(section, **kwargs)
     from hardware.vision import VisionConfig
 
     return VisionConfig.from_mapping(section)

@@ -22,6 +22,7 @@ makes room for the new one.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import socket
@@ -34,6 +35,8 @@ from waitress.channel import HTTPChannel
 from waitress.parser import HTTPRequestParser
 from waitress.server import MultiSocketServer, TcpWSGIServer
 from waitress.task import ThreadedTaskDispatcher
+
+from companion.appliance.config import is_loopback_address
 
 log = logging.getLogger("companion.http")
 
@@ -192,11 +195,18 @@ def socket_options() -> list[tuple[int, int, int]]:
     return options
 
 
-def create_guarded_server(application, *, limits: Limits, max_body: int, **settings):
+def create_guarded_server(application, *, limits: Limits, max_body: int, behind_proxy: bool = False, **settings):
     """Like `waitress.create_server`, with `GuardedServer`s and every body capped at `max_body`.
 
     The worker pool is waitress's own `ThreadedTaskDispatcher` of `threads` workers, made
-    as `create_server` makes it and shared by every listening socket."""
+    as `create_server` makes it and shared by every listening socket. `behind_proxy`: the
+    HTTPS proxy on this machine forwards every client (ValueError unless `host` is loopback)."""
+    if behind_proxy:
+        if not is_loopback_address(settings.get("host", "0.0.0.0")):
+            raise ValueError(f"web.tls_proxy is on: listen on 127.0.0.1 behind the HTTPS proxy, "
+                             f"not {settings.get('host', '0.0.0.0')}")
+        limits = dataclasses.replace(limits, unlimited=PROXY)
+        settings.update(PROXY_SETTINGS)
     adj = Adjustments(max_request_body_size=max_body + 1, **settings)
     adj.socket_options = socket_options()  # a class attribute of waitress's, not a setting
     dispatcher = ThreadedTaskDispatcher()

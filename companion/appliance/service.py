@@ -21,8 +21,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from companion.appliance import backup, watchdog
-from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials, is_loopback_address
+from companion.appliance import backup, meetup, watchdog
+from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials
 from companion.projection import SeatsView
 from companion.rules import BadRecord, IllegalAction, UnknownGame
 from companion.store import SqliteStore
@@ -56,8 +56,6 @@ class TableService:
         self.data_dir = Path(data_dir)
         self.demo = demo
         self.host = host or config.web.host
-        if config.web.tls_proxy and not is_loopback_address(self.host):
-            raise ServiceError(f"web.tls_proxy is on: listen on 127.0.0.1 behind the HTTPS proxy, not {self.host}")
         self.port = config.web.port if port is None else port
         self.pin_factory = pin_factory
         self._open_camera = open_camera
@@ -81,6 +79,7 @@ class TableService:
         self._calibration_warned = False
         self._resumed = False  # a game was picked up after a restart
         self._owns_factory = False
+        self._meetup = None  # the meetup's publisher ([meetup] enabled)
 
     # --- start ------------------------------------------------------------------------
 
@@ -96,6 +95,7 @@ class TableService:
             self._open_camera_wing()
             self.app = self._build_app()
             self._server = self._build_server()
+            self._meetup = meetup.start_publisher(self.config, self.table, self.data_dir)
         except BaseException:
             self.stop()
             raise
@@ -239,22 +239,21 @@ class TableService:
         return create_app(self.table, settings, on_reveal=self.reveal_now, camera=self.camera_setup)
 
     def _build_server(self):
-        from companion.appliance.http_guard import PROXY, PROXY_SETTINGS, Limits, create_guarded_server
+        from companion.appliance.http_guard import Limits, create_guarded_server
         from web.bounds import LARGEST_BODY, body_limit
 
         threads = self.config.web.threads
         try:
             server = create_guarded_server(
                 self.app, max_body=LARGEST_BODY,
-                limits=Limits(body_limit=body_limit, connections_per_client=self.config.web.connections_per_client,
-                              unlimited=PROXY if self.config.web.tls_proxy else ()),
+                limits=Limits(body_limit=body_limit, connections_per_client=self.config.web.connections_per_client),
+                behind_proxy=self.config.web.tls_proxy,
                 host=self.host, port=self.port, threads=threads, connection_limit=max(100, threads * 2),
                 asyncore_use_poll=True, channel_timeout=CHANNEL_TIMEOUT, cleanup_interval=1,
                 channel_request_lookahead=1, ident="game-companion", clear_untrusted_proxy_headers=True,
-                **(PROXY_SETTINGS if self.config.web.tls_proxy else {}),
             )
-        except OSError as exc:
-            raise ServiceError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from None
+        except (OSError, ValueError) as exc:  # ValueError: not loopback behind the HTTPS proxy
+            raise ServiceError(f"cannot listen on {self.host}:{self.port}: {getattr(exc, 'strerror', None) or exc}") from None
         self.port = server.effective_port
         return server
 
@@ -360,6 +359,8 @@ class TableService:
             self.lights.close()
         if self._owns_factory and self.pin_factory is not None:
             self.pin_factory.close()
+        if self._meetup is not None:
+            self._meetup.stop()
         if self.store is not None:
             self.store.close()
         if self._lock_file is not None:

@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("companion.appliance.cli.demo", "run the service on a laptop with virtual buttons and recorded photos"),
     "check-hardware": ("companion.appliance.cli.check_hardware", "interactive wiring test for buttons, lights and camera"),
     "backup": ("companion.appliance.cli.backup", "save games, config, calibration and spike profile in one file"),
+    "leaderboard": ("companion.appliance.cli.leaderboard", "the meetup's leaderboard: every table's games on one screen"),
     "restore": ("companion.appliance.cli.restore", "put a backup's files back (the service stopped)"),
 }
 

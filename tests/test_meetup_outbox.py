@@ -1,0 +1,63 @@
+"""The table's outbox: which finished games are still to be sent to the meetup's broker."""
+
+from __future__ import annotations
+
+from companion.meetup import Outbox
+from companion.meetup.outbox import DueGame
+from companion.simulate import simulate
+from companion.store import SqliteStore
+from companion.table import Table
+
+PLAYERS = ["Ann", "Ben", "Cara"]
+
+
+def play(table: Table, seed: int) -> str:
+    game_id = table.start_game("gyvahrs", PLAYERS)
+    for event in simulate("gyvahrs", PLAYERS, seed=seed).record.events:
+        table.submit(event)
+    return game_id
+
+
+def test_games_from_before_the_table_joined_stay_at_home(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        play(table, 0)
+        outbox = Outbox.in_dir(tmp_path, store)
+        assert outbox.due() == []
+        second = play(table, 1)
+        assert outbox.due() == [DueGame(second, len(store.load(second).events))]
+        outbox.close()
+
+
+def test_a_game_is_due_until_the_broker_took_it_and_stays_taken_after_a_restart(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        outbox = Outbox.in_dir(tmp_path, store)
+        table = Table(store)
+        first = play(table, 0)
+        table.start_game("gyvahrs", PLAYERS)  # running, not finished: not due
+        [due] = outbox.due()
+        assert due.local_id == first
+        outbox.taken(due)
+        assert outbox.due() == []
+        outbox.close()
+        again = Outbox.in_dir(tmp_path, store)
+        assert again.due() == [] and again.joined_after == 0
+        again.close()
+
+
+def test_an_imported_game_is_not_sent(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        outbox = Outbox.in_dir(tmp_path, store)
+        Table(store).import_record(simulate("gyvahrs", PLAYERS, seed=3).record)
+        assert outbox.due() == []
+        outbox.close()
+
+
+def test_a_table_alone_starts_no_publisher_and_keeps_no_outbox(tmp_path):
+    from companion.appliance.config import parse_config
+    from companion.appliance.meetup import start_publisher
+
+    table = Table()
+    assert start_publisher(parse_config({}), table, tmp_path) is None
+    assert start_publisher(parse_config({"meetup": {"enabled": False}}), table, tmp_path) is None
+    assert list(tmp_path.iterdir()) == [] and "leaderboard" not in table.snapshot()["devices"]
