@@ -15,7 +15,7 @@ from companion.table import Table
 from companion.readings import OfferedReading
 from web import create_app
 from web.slate import state_stream
-from web_app import login, make_app
+from web_app import PIN, login, make_app
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 TEMPLATES = STATIC.parent / "templates"
@@ -341,6 +341,25 @@ def test_a_configured_network_gets_a_wifi_qr_code_on_the_slate():
     assert segno.helpers.make_wifi_data("GameTable", "dice-night-42", "WPA") == "WIFI:T:WPA;S:GameTable;P:dice-night-42;;"
     app, _ = make_app()
     assert "qr-wifi" not in app.test_client().get("/").get_data(as_text=True)
+
+
+class TaughtFaces:
+    """The camera page as far as the slate asks it: two spike faces taught."""
+
+    def spike_key(self):
+        return {3: b"\x89PNG three", 5: b"\x89PNG five"}
+
+
+def test_the_slate_keys_the_spike_symbols_the_table_taught():
+    app = create_app(Table(), {"host_pin": PIN, "secret_key": "k"}, camera=TaughtFaces())
+    client = app.test_client()
+    page = client.get("/").get_data(as_text=True)
+    assert 'src="/spike-face/3.png"' in page and 'src="/spike-face/5.png"' in page
+    assert "/spike-face/1.png" not in page  # untaught: no picture to show
+    answer = client.get("/spike-face/3.png")
+    assert answer.status_code == 200 and answer.mimetype == "image/png" and answer.data == b"\x89PNG three"
+    assert client.get("/spike-face/1.png").status_code == 404
+    assert make_app()[0].test_client().get("/spike-face/3.png").status_code == 404  # no camera: no key
 
 
 def test_the_snapshot_marks_whose_turn_and_whether_the_photo_is_the_reveals():
