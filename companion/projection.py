@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Any, Mapping
 
 from companion.readings import HeldReading
-from companion.rules import BadRecord, Prompt, effective_events
+from companion.rules import BadRecord, Prompt, RevealView, effective_events
 from companion.session import Session
 from companion.store import Store
 
@@ -27,13 +27,35 @@ def public_snapshot(seq: int, game_id: str | None, devices: Mapping[str, dict[st
     """The public state: what any slate, phone or API client may see."""
     snap: dict[str, Any] = {"seq": seq, "game_id": game_id, "devices": dict(devices)}
     if session is None:
-        snap.update(slate=None, prompt=None, photo=None, held=False)
+        snap.update(slate=None, prompt=None, photo=None, held=False, turn=[], reveal_photo=False)
         return snap
-    snap["slate"] = session.slate().to_json()
-    snap["prompt"] = prompt_view(session.prompt())
+    slate, prompt = session.slate(), session.prompt()
+    snap["slate"] = slate.to_json()
+    snap["prompt"] = prompt_view(prompt)
     snap["photo"] = photo
     snap["held"] = held
+    snap["turn"] = [] if slate.finished or held else turn_seats(prompt)
+    snap["reveal_photo"] = photo_shows_reveal(photo, slate.reveal)
     return snap
+
+
+def turn_seats(prompt: Prompt) -> list[int]:
+    """The seats whose turn it is, for the slate's one turn mark: those still to call or
+    throw in a round of calls or a roll-off; the one whose dice are wanted (who lifts the
+    cup, who throws), nobody when every hand is shown; else those who act now."""
+    if prompt.waiting:
+        return sorted(prompt.waiting)
+    if prompt.dice is not None:
+        return [] if prompt.dice.seat is None else [prompt.dice.seat]
+    return sorted(prompt.seats)
+
+
+def photo_shows_reveal(photo: dict[str, Any] | None, reveal: RevealView | None) -> bool:
+    """True when the photo in force shows the very dice of the reveal on the slate (not a
+    roll-off's die or one throw of a round whose reveal names another)."""
+    if photo is None or reveal is None:
+        return False
+    return [d.get("value") for d in photo.get("dice", [])] == list(reveal.dice)
 
 
 def prompt_view(prompt: Prompt) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import threading
 import time
 from typing import Any, Callable, Mapping, Protocol, TypeVar
 
+import cv2
 import numpy as np
 
 from hardware.calibration import (
@@ -35,6 +36,18 @@ from hardware.vision.reading import DieReading, Reading
 log = logging.getLogger("companion.calibration")
 
 T = TypeVar("T")
+KEY_SIDE = 96  # px: a taught spike face in the slate's key
+
+
+def spike_key_pictures(profile: SpikeProfile) -> dict[int, bytes]:
+    """Each taught face of `profile` as a PNG of the first die taught for it, upscaled."""
+    key = {}
+    for face in profile.taught:
+        picture = cv2.resize(profile.faces[face][0], (KEY_SIDE, KEY_SIDE), interpolation=cv2.INTER_CUBIC)
+        ok, data = cv2.imencode(".png", picture)
+        if ok:
+            key[face] = data.tobytes()
+    return key
 
 
 class CameraDesk(Protocol):
@@ -74,21 +87,26 @@ class CameraSetup:
 
     def __init__(self, store: CalibrationStore, base_vision: VisionConfig, calibration: Calibration,
                  desk: CameraDesk, *, rebuild: Callable[[VisionConfig], None],
-                 withheld: Callable[[], str | None] = lambda: None, read_only: str | None = None):
+                 withheld: Callable[[], str | None] = lambda: None, read_only: str | None = None,
+                 taught: Callable[[], SpikeProfile] | None = None):
         """`calibration`: what `store` loaded (the desk was built for the settings it gives);
         `desk`: the reveal desk whose pictures the page shows; `rebuild(vision)`: sets the
         desk up for new settings; `withheld()`: why the camera's picture may not be shown now
         (a game in progress, whose dice under the cups are secret), or None; `read_only`: why
-        nothing may be set here (the demo), shown on the page."""
+        nothing may be set here (the demo), shown on the page; `taught()`: the spike
+        profile the reader was given in memory (the demo's bundled dice), for the slate's
+        key when the settings name no profile file."""
         self._store = store
         self.read_only = read_only
         self._base = base_vision
         self._desk = desk
         self._rebuild = rebuild
         self._withheld = withheld
+        self._taught = taught
         self._lock = threading.Lock()
         self._teaching = threading.Lock()  # one lesson at a time: each adds to the profile before it
         self._spike_seen: tuple[tuple[str, int | None], dict[str, Any]] | None = None
+        self._key_seen: tuple[tuple[str | None, int | None], dict[int, bytes]] | None = None
         self._trial: tuple[bytes, dict[str, Any]] | None = None  # the last "try a read": picture, summary
         self._before_lesson: tuple[SpikeProfile, int] | None = None  # (the spike profile before the last lesson, its face)
         self._light: dict[str, Any] | None = None  # the last "measure the light again": when, what was locked
@@ -165,6 +183,32 @@ class CameraSetup:
             state = {"examples": {}, "untaught": list(range(1, 7)), "problem": str(exc)}
         self._spike_seen = ((path, stamp), state)
         return state
+
+    def spike_key(self) -> dict[int, bytes]:
+        """The slate's key to this table's spike symbols: for each taught face, a PNG of the
+        first die taught for it (as the reader saw it, upscaled); read again when the
+        profile file changes. Empty without a profile."""
+        path = self.vision.spike_profile
+        if not path:
+            if self._taught is None:
+                return {}
+            if self._key_seen is None:
+                self._key_seen = ((None, None), spike_key_pictures(self._taught()))
+            return self._key_seen[1]
+        try:
+            stamp: int | None = os.stat(path).st_mtime_ns
+        except OSError:
+            return {}
+        seen = self._key_seen
+        if seen is not None and seen[0] == (path, stamp):
+            return seen[1]
+        try:
+            profile = SpikeProfile.load(path)
+        except SpikeProfileError:
+            return {}
+        key = spike_key_pictures(profile)
+        self._key_seen = ((path, stamp), key)
+        return key
 
     # --- what the host does -------------------------------------------------------------
 

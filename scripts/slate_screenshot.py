@@ -3,6 +3,13 @@ host panel's HTTP actions, let the demo camera read the reveal, and photograph t
 in headless Chromium at 1280x800.
 
     .venv/bin/python scripts/slate_screenshot.py [docs/images/slate.png]
+
+With `--phases FOLDER`, photograph every game in every phase (start, mid-turn, after a
+reveal, a held reading, game over) at 1280x800 and 800x1280, as the browser test
+tests/test_browser_slate_fit.py plays them (tests/slate_phases.py), halved and saved as
+compressed PNGs for docs/slate.md:
+
+    .venv/bin/python scripts/slate_screenshot.py --phases docs/images/slate
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -85,5 +93,60 @@ def shoot(url: str, out: Path) -> None:
         browser.close()
 
 
+SIZES = {"landscape": (1280, 800), "portrait": (800, 1280)}
+SCALE = 0.5  # of the screen: the documented pictures stay small
+
+
+def phases(folder: Path) -> int:
+    """Every game in every phase at both sizes, served in-process as the browser test does."""
+    tests = Path(__file__).resolve().parent.parent / "tests"
+    sys.path.insert(0, str(tests))
+    import cv2
+    import numpy as np
+    import waitress
+    from playwright.sync_api import sync_playwright
+
+    from companion.table import Table
+    from slate_phases import GAMES, PHASES, SpikeKey, to_phase
+    from web import create_app
+
+    folder.mkdir(parents=True, exist_ok=True)
+    key = SpikeKey()
+    written = 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
+        for game in GAMES:
+            table = Table()
+            table.set_device_status("camera", "ok", "")
+            app = create_app(table, {"host_pin": "0000", "title": "Thursday table"}, camera=key)
+            server = waitress.create_server(app, host="127.0.0.1", port=0, threads=8)
+            threading.Thread(target=server.run, daemon=True).start()
+            page.set_viewport_size({"width": 1280, "height": 800})
+            page.goto(f"http://127.0.0.1:{server.effective_port}/")
+            for phase in PHASES:
+                to_phase(table, game, phase)
+                deadline = time.monotonic() + 10
+                while page.evaluate("document.body.dataset.seq") != str(table.seq) or \
+                        not page.evaluate("[...document.images].every((i) => i.complete)"):
+                    if time.monotonic() > deadline:
+                        raise RuntimeError(f"{game} {phase}: the slate did not follow")
+                    page.wait_for_timeout(50)
+                for label, (width, height) in SIZES.items():
+                    page.set_viewport_size({"width": width, "height": height})
+                    page.wait_for_timeout(150)
+                    shot = cv2.imdecode(np.frombuffer(page.screenshot(), np.uint8), cv2.IMREAD_COLOR)
+                    small = cv2.resize(shot, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_AREA)
+                    cv2.imwrite(str(folder / f"{game}-{phase}-{label}.png"), small, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+                    written += 1
+            page.goto("about:blank")  # the live feed ends before its server does
+            server.close()
+        browser.close()
+    print(f"wrote {written} pictures to {folder}")
+    return 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--phases":
+        sys.exit(phases(Path(sys.argv[2] if len(sys.argv) > 2 else "docs/images/slate")))
     sys.exit(main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/images/slate.png")))

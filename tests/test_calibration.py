@@ -285,6 +285,10 @@ def test_the_demo_shows_its_pictures_but_sets_nothing(tmp_path):
         assert client.get("/host/camera/picture.jpg").status_code == 200
         page = client.get("/host/camera").get_data(as_text=True)
         assert "several cameras" in page and "Take the empty-table photo" not in page
+        slate = client.get("/").get_data(as_text=True)  # the slate's key shows the bundled spike dice
+        assert all(f'src="/spike-face/{face}.png"' in slate for face in range(1, 7))
+        key = cv2.imdecode(np.frombuffer(client.get("/spike-face/4.png").data, np.uint8), cv2.IMREAD_COLOR)
+        assert key.shape == (96, 96, 3)
         for path, body in (("/host/camera/empty-table", None), ("/host/camera/region", {"roi": [0, 0, 100, 100]}),
                            ("/host/camera/forget", None), ("/host/camera/measure-light", None)):
             answer = client.post(path, json=body or {}, headers=headers)
@@ -318,6 +322,7 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
             answer = client.post("/host/camera/teach-spike", json={"face": face}, headers=headers)
             assert answer.status_code == 400 and words in answer.get_json()["error"]
         assert saved(service) is None  # nothing taught, nothing written
+        assert client.get("/spike-face/2.png").status_code == 404  # the slate has no key yet
 
         for name, entry in entries.items():
             if entry["fixture_role"] != "enrol":
@@ -348,6 +353,8 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
         taught = sum(len(e["dice"]) for e in entries.values() if e["fixture_role"] == "enrol")
         assert sum(state["examples"].values()) == taught + 2  # face 6's photo taught twice, once by the form
         assert saved(service)["spike_profile"] == "spike-profile.npz"
+        key = cv2.imdecode(np.frombuffer(client.get("/spike-face/2.png").data, np.uint8), cv2.IMREAD_COLOR)
+        assert key.shape == (96, 96, 3)  # a die taught as 2, for the slate's key
 
         scene = entries["images/spikeA_0031.jpg"]
         frame = cv2.imread(str(SPIKES / scene["image"]))
@@ -366,6 +373,7 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
         fresh = client.post("/host/camera/new-spike-profile", headers=headers).get_json()
         assert fresh["spike"]["untaught"] == [1, 2, 3, 4, 5, 6] and "kept as spike-profile-replaced-" in fresh["message"]
         assert len(list(tmp_path.glob("spike-profile-replaced-*.npz"))) == 1  # the taught faces are not lost
+        assert client.get("/spike-face/2.png").status_code == 404  # the key follows the profile in force
         later_turns(service.desk)
         sight = service.desk.on_camera_thread(lambda f, reader: reader.read(frame, "spike"))
         assert sight.flagged and "taught profile" in sight.reason

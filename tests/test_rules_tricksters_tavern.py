@@ -324,6 +324,14 @@ def test_wild_face_counts_as_every_value_this_round_only():
     assert state.wilds == ()  # a new round: the wild face is gone
 
 
+def test_a_wild_face_stays_on_the_slate_while_it_holds():
+    state = play(tavern(["Commoner"], players=("Ann", "Bob")), WildFace(1, seat=ANN), Bid(ANN, 6, 4))
+    assert GAME.slate(state).notes == ("1s are wild on Ann's dice this round",)
+    state = play(state, Challenge(BOB), reveal(1, 1, 1, 4, 5, 4, 1, 2, 3, 3))
+    assert GAME.slate(state).notes == ()  # the next round: no longer wild
+    assert GAME.slate(state).dice == "polyhedral"
+
+
 def test_repeated_wild_declaration_refused():
     state = play(tavern(["Commoner"], players=("Ann", "Bob")), WildFace(1))
     refused(state, WildFace(1), "host action", "already wild")

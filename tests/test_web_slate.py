@@ -15,7 +15,7 @@ from companion.table import Table
 from companion.readings import OfferedReading
 from web import create_app
 from web.slate import state_stream
-from web_app import login, make_app
+from web_app import PIN, login, make_app
 
 STATIC = Path(__file__).resolve().parent.parent / "web" / "static"
 TEMPLATES = STATIC.parent / "templates"
@@ -341,3 +341,55 @@ def test_a_configured_network_gets_a_wifi_qr_code_on_the_slate():
     assert segno.helpers.make_wifi_data("GameTable", "dice-night-42", "WPA") == "WIFI:T:WPA;S:GameTable;P:dice-night-42;;"
     app, _ = make_app()
     assert "qr-wifi" not in app.test_client().get("/").get_data(as_text=True)
+
+
+class TaughtFaces:
+    """The camera page as far as the slate asks it: two spike faces taught."""
+
+    def spike_key(self):
+        return {3: b"\x89PNG three", 5: b"\x89PNG five"}
+
+
+def test_the_slate_keys_the_spike_symbols_the_table_taught():
+    app = create_app(Table(), {"host_pin": PIN, "secret_key": "k"}, camera=TaughtFaces())
+    client = app.test_client()
+    page = client.get("/").get_data(as_text=True)
+    assert 'src="/spike-face/3.png"' in page and 'src="/spike-face/5.png"' in page
+    assert "/spike-face/1.png" not in page  # untaught: no picture to show
+    answer = client.get("/spike-face/3.png")
+    assert answer.status_code == 200 and answer.mimetype == "image/png" and answer.data == b"\x89PNG three"
+    assert client.get("/spike-face/1.png").status_code == 404
+    assert make_app()[0].test_client().get("/spike-face/3.png").status_code == 404  # no camera: no key
+
+
+def test_the_snapshot_marks_whose_turn_and_whether_the_photo_is_the_reveals():
+    table = Table()
+    table.start_game("tregald", ["Ann", "Ben", "Cara"], {"rounds": 1})
+    assert table.snapshot()["turn"] == [0]  # Ann declares
+    table.submit(Declaration(0, 2, "red"))
+    table.press(2, "green")
+    assert table.snapshot()["turn"] == [1]  # Ben is still to call; Cara has
+    table.press(1, "yellow")
+    assert table.snapshot()["turn"] == [0]  # all calls in: Ann, the Tregald, lifts the cup
+    assert table.offer_reading(OfferedReading(["red", "red", "blue", "blue", "blue"], boxes=[(0, 0, 9, 9)] * 5),
+                               photo=b"jpeg") == "applied"
+    snap = table.snapshot()
+    assert snap["reveal_photo"] is True and snap["slate"]["reveal"]["dice"] == ["red", "red", "blue", "blue", "blue"]
+    table.submit(Declaration(1, 1, "blue"))
+    table.press(0, "green")
+    table.press(2, "green")
+    reading = OfferedReading(["red"] * 5, flagged=True, reason="die 2 is blurred", unsure=[1])
+    assert table.offer_reading(reading, photo=b"jpeg2") == "held"
+    snap = table.snapshot()
+    assert snap["held"] is True and snap["turn"] == []  # the host has the dice now
+    assert snap["reveal_photo"] is True  # still the last reveal's own photo
+
+
+def test_a_photo_of_other_dice_is_not_the_reveals():
+    from companion.projection import photo_shows_reveal
+    from companion.rules import RevealView
+
+    reveal = RevealView(dice=(3, 3), verdict="Farah takes the pot")
+    assert photo_shows_reveal({"id": 1, "dice": [{"value": 3}, {"value": 3}]}, reveal)
+    assert not photo_shows_reveal({"id": 2, "dice": [{"value": 5}]}, reveal)  # a roll-off's die
+    assert not photo_shows_reveal(None, reveal) and not photo_shows_reveal({"id": 1, "dice": []}, None)

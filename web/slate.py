@@ -82,7 +82,25 @@ def index():
     wifi = companion()["settings"].get("wifi")
     # JSON inside <script>: no "<" at all, so no name can close or confuse the tag
     return render_template("slate.html", snapshot=Markup(snapshot.replace("<", "\\u003c")), qr=qr_svg(url), url=url,
-                           wifi_qr=wifi_qr_svg(*wifi) if wifi else None, wifi_ssid=wifi[0] if wifi else None)
+                           wifi_qr=wifi_qr_svg(*wifi) if wifi else None, wifi_ssid=wifi[0] if wifi else None,
+                           spike_faces=sorted(spike_key()))
+
+
+def spike_key() -> dict[int, bytes]:
+    """The pictures of this table's taught spike faces (face -> PNG); none without a camera."""
+    camera = companion()["camera"]
+    return camera.spike_key() if camera is not None else {}
+
+
+@bp.get("/spike-face/<int:face>.png")
+def spike_face(face: int):
+    """One taught spike face, for the slate's key (the symbols are no secret: they are on every die)."""
+    picture = spike_key().get(face)
+    if picture is None:
+        abort(404, "that spike face is not taught")
+    response = Response(picture, mimetype="image/png")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
 
 
 @bp.get("/events")

@@ -29,6 +29,7 @@ from companion.store import SqliteStore
 from companion.table import Table
 from hardware.calibration import CalibrationStore, applied
 from hardware.camera_setup import CameraSetup
+from hardware.demo_camera import demo_spike_profile
 from hardware.faults import HardwareFault
 from hardware.reveal import DiceReader, RevealDesk, SettledScene, VisionReader
 from hardware.vision import VisionConfig
@@ -169,7 +170,8 @@ class TableService:
             calibrations, self.config.vision, calibration, self.desk, rebuild=self._recalibrated,
             withheld=self._picture_withheld, read_only=(
                 "the demo's photos come from several cameras, so no one region or empty-table photo fits "
-                "them: on a real table this page sets them" if self.demo else None))
+                "them: on a real table this page sets them" if self.demo else None),
+            taught=demo_spike_profile if self.demo else None)
 
     def _build_desk(self, vision: VisionConfig) -> RevealDesk:
         opener = self._open_camera

@@ -312,7 +312,7 @@ class BiddingGame(Game):
             game=self.name, title=self.title, players=tuple(views), finished=state.finished,
             winner=state.players[state.winner] if state.finished and state.winner is not None else None,
             stage=stage, prompt=self.prompt(state).text, current=current, reveal=state.reveal,
-            history=state.history, scoring="dice",
+            history=state.history, scoring="dice", dice="pips",
         )
 
     def on_button(self, state: TableState, seat: int | None, button: str) -> Event | None:

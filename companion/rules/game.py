@@ -163,6 +163,8 @@ class Slate:
     reveal: RevealView | None = None
     history: tuple[str, ...] = ()
     scoring: str = "points"  # "points" | "dice" | "winnings"
+    dice: str | None = None  # the dice the table plays with: "chance", "spike", "pips", "polyhedral"
+    notes: tuple[str, ...] = ()  # what holds for now and must stay in view: "1s are wild on Ann's dice this round"
 
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)

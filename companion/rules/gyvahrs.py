@@ -265,7 +265,7 @@ class GyvahrsGame(Game):
             current = f"Stake {state.stake}"
             if state.throws:
                 current += f" · Set: {classify(*state.throws[0][1]).text}"
-        return rotation.slate(self, state, roles=roles, statuses=statuses, current=current, pot=state.pot, scoring="winnings")
+        return rotation.slate(self, state, roles=roles, statuses=statuses, current=current, pot=state.pot, scoring="winnings", dice="spike")
 
     # --- simulation ---------------------------------------------------------------------
 

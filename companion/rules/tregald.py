@@ -218,7 +218,7 @@ class TregaldGame(Game):
         current = None
         if state.declaration is not None:
             current = f"{state.players[self.tregald(state)]} declares {self._claim(state, state.declaration)}"
-        return rotation.slate(self, state, roles=roles, statuses=statuses, current=current)
+        return rotation.slate(self, state, roles=roles, statuses=statuses, current=current, dice=state.option("dice"))
 
     def tally(self, state: TregaldState) -> dict[int, dict[str, int]]:
         keys = ("calls", "correct_calls", "bluffs", "bluffs_worked")

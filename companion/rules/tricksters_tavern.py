@@ -281,9 +281,7 @@ class TrickstersTavernGame(BiddingGame):
         wild = (action.face, action.seat, action.size)
         if wild in state.wilds:
             raise IllegalAction("host action", "that face is already wild this round")
-        whose = "everyone's dice" if action.seat is None else f"{state.players[action.seat]}'s dice"
-        line = f"{action.face}s are wild on {whose}" + (f" ({size_name(action.size)} only)" if action.size else "") + " this round"
-        return replace(state, wilds=state.wilds + (wild,), history=state.history + (line,))
+        return replace(state, wilds=state.wilds + (wild,), history=state.history + (wild_text(state, wild),))
 
     def round_reset(self, state: TavernState) -> TavernState:
         return replace(state, wilds=())
@@ -314,7 +312,8 @@ class TrickstersTavernGame(BiddingGame):
         slate = super().slate(state)
         classes = [parse_card(line).name for line in state.option("classes")]
         players = tuple(replace(view, hand=f"{classes[view.seat]}: {hand_text(state.hands[view.seat])}") for view in slate.players)
-        return replace(slate, players=players)
+        return replace(slate, players=players, dice="polyhedral",
+                       notes=() if state.finished else tuple(wild_text(state, w) for w in state.wilds))
 
     def on_button(self, state: TavernState, seat: int | None, button: str) -> Event | None:
         if button == "green" and not state.finished and state.phase in (DISCARD, CUT):
@@ -339,6 +338,13 @@ class TrickstersTavernGame(BiddingGame):
             if len(hand) < MAX_HAND:
                 actions.append(AddDie(seat, 4))
         return actions
+
+
+def wild_text(state: TavernState, wild: tuple[int, int | None, int | None]) -> str:
+    """ "1s are wild on Ann's dice this round": the history's line, and the slate's while it holds."""
+    face, seat, size = wild
+    whose = "everyone's dice" if seat is None else f"{state.players[seat]}'s dice"
+    return f"{face}s are wild on {whose}" + (f" ({size_name(size)} only)" if size else "") + " this round"
 
 
 def raises(last: Bid, bid: Bid) -> bool:

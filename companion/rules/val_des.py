@@ -171,7 +171,7 @@ class ValDesGame(Game):
         current = None
         if state.calls:
             current = "; ".join(f"{state.players[s]}: {CALL_NAMES[c]}" for s, c in state.calls)
-        return rotation.slate(self, state, roles=roles, statuses=statuses, current=current)
+        return rotation.slate(self, state, roles=roles, statuses=statuses, current=current, dice="chance")
 
     def tally(self, state: ValDesState) -> dict[int, dict[str, int]]:
         return {seat: {"calls": calls, "correct_calls": right} for seat, (calls, right) in enumerate(state.tallies)}

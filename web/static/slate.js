@@ -1,4 +1,8 @@
-/* The slate: renders the table's public snapshot, and every new one the server pushes. */
+/* The slate: renders the table's public snapshot, and every new one the server pushes.
+   Read from across the table: the current turn is the largest thing, the last result a
+   card apart, the seats in seat order with their numbers, one mark for whose turn it is.
+   After each render the page is fitted to the screen (fit): what does not fit the last
+   result's card is left out with a word that it is, never cut off or shrunk past reading. */
 "use strict";
 (function () {
   const { die, markPhoto, follow, el } = window.Faces;
@@ -6,51 +10,92 @@
   const title = $("game-title").textContent;
   const OK = ["ok", "ready", "connected", "running"];
   const INFO = ["demo", "off"];  // shown, but not as a problem
+  const PHONE = 480;  // px wide and under: the page scrolls like any phone page
+  const spikeFaces = ($("spike-key").dataset.faces || "").split(",").filter(Boolean);
   let shownPhoto = null;
 
   function show(node, on) { node.hidden = !on; }
 
   function scoreText(p, scoring) {
-    if (scoring === "dice") return p.dice === null ? "–" : p.dice + (p.dice === 1 ? " die" : " dice");
+    if (scoring === "dice") return p.dice === null ? "–" : String(p.dice);
     const v = p.score;
     if (v === null || v === undefined) return "–";
     if (scoring === "winnings") return (v > 0 ? "+" : "") + v;
     return String(v);
   }
 
-  function renderPlayers(slate) {
+  function ordinal(n) {
+    const tail = (n % 100 >= 11 && n % 100 <= 13) ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
+    return n + tail;
+  }
+
+  /* Points games list the players best first: each seat's rank is where its score
+     first appears in that order (equal scores share a rank). No rank while all are level. */
+  function ranks(slate) {
+    if (slate.scoring === "dice") return {};
+    const scores = slate.players.map((p) => p.score);
+    if (scores.every((s) => s === scores[0])) return {};
+    const out = {};
+    slate.players.forEach((p) => { out[p.seat] = scores.indexOf(p.score) + 1; });
+    return out;
+  }
+
+  function renderPlayers(snap) {
+    const slate = snap.slate;
     const list = $("players");
+    const turn = new Set(snap.turn || []);
+    const rank = ranks(slate);
     list.replaceChildren();
-    list.toggleAttribute("data-many", slate.players.length > 6);
+    list.dataset.count = slate.players.length;
     $("scores-title").textContent = slate.scoring === "dice" ? "Dice left" : (slate.scoring === "winnings" ? "Winnings" : "Scores");
-    slate.players.forEach((p, i) => {
+    [...slate.players].sort((a, b) => a.seat - b.seat).forEach((p) => {
       const row = el("li", "player");
-      if (p.role) row.classList.add("has-role");
+      row.dataset.seat = p.seat;
+      if (turn.has(p.seat)) row.dataset.turn = "";
+      if (p.role === "starts") row.dataset.starts = "";
       if (p.status) row.dataset.status = p.status;
-      row.append(el("span", "rank", String(i + 1)));
+      const seat = el("span", "seat", String(p.seat + 1));
+      seat.title = "seat " + (p.seat + 1);
       const who = el("span", "who");
-      who.append(el("span", "name", p.name));
-      if (p.role) who.append(el("span", "badge role", p.role));
-      if (p.status) who.append(el("span", "badge status status-" + p.status.replace(/\s+/g, "-"), p.status));
+      const line = el("span", "who-line");
+      line.append(el("span", "turn-mark", "\u25B6"), el("span", "name", p.name));
+      who.append(line);
+      const badges = el("span", "badges");
+      if (p.role && p.role !== "to bid") badges.append(el("span", "badge role" + (p.role === "starts" ? " starts" : ""), p.role));
+      if (p.status) badges.append(el("span", "badge status status-" + p.status.replace(/\s+/g, "-"), p.status));
+      if (rank[p.seat]) badges.append(el("span", "badge rank", ordinal(rank[p.seat])));
+      if (badges.childElementCount) who.append(badges);
       if (p.hand) who.append(el("span", "hand", p.hand));
-      row.append(who, el("span", "score", scoreText(p, slate.scoring)));
+      row.append(seat, who, el("span", "score", scoreText(p, slate.scoring)));
       list.append(row);
     });
   }
 
-  function renderReveal(slate, photo) {
-    const reveal = slate.reveal;
+  /* A spike die shows this table's symbol above its number, as on the key. */
+  function symbol(tile, value, kind) {
+    if (kind !== "spike" || !spikeFaces.includes(String(value))) return tile;
+    const img = el("img", "die-symbol");
+    img.src = "/spike-face/" + value + ".png";
+    img.alt = "";
+    tile.prepend(img);
+    tile.classList.add("die-spike");
+    return tile;
+  }
+
+  function renderReveal(snap) {
+    const reveal = snap.slate.reveal;
     show($("reveal"), !!reveal);
-    $("board").classList.toggle("revealing", !!reveal);
     if (!reveal) return;
     const dice = $("dice");
-    dice.replaceChildren(...reveal.dice.map((v, i) => die(v, i)));
+    dice.replaceChildren(...reveal.dice.map((v, i) => symbol(die(v, i), v, snap.slate.dice)));
     dice.dataset.count = reveal.dice.length > 20 ? "lots" : (reveal.dice.length > 10 ? "many" : "few");
     $("verdict").textContent = reveal.verdict;
     $("verdict").dataset.truth = /^true/i.test(reveal.verdict) ? "true" : (/^false/i.test(reveal.verdict) ? "false" : "");
     $("lines").replaceChildren(...reveal.lines.map((line) => el("li", null, line)));
-    const hasPhoto = !!(photo && photo.id);
+    const photo = snap.photo;
+    const hasPhoto = !!(snap.reveal_photo && photo && photo.id);
     show($("photo"), hasPhoto);
+    $("photo").dataset.wanted = hasPhoto ? "yes" : "";
     if (hasPhoto) {
       const img = $("photo-img");
       const src = "/photo/" + photo.id;
@@ -71,21 +116,23 @@
     });
   }
 
+  function renderIdle() {
+    $("board").dataset.mode = "idle";
+    $("game-title").textContent = title;
+    $("stage").textContent = "";
+    $("prompt").textContent = "Waiting for the host to start a game";
+    ["current", "pot", "reveal", "winner", "held", "notes", "spike-key", "recent"].forEach((id) => show($(id), false));
+    $("players").replaceChildren();
+    $("history").replaceChildren();
+  }
+
   function render(snap) {
     renderDevices(snap.devices);
     const slate = snap.slate;
+    document.body.dataset.seq = snap.seq;
+    if (!slate) { renderIdle(); fit(); return; }
     const board = $("board");
-    if (!slate) {
-      board.dataset.mode = "idle";
-      $("game-title").textContent = title;
-      $("stage").textContent = "";
-      $("prompt").textContent = "Waiting for the host to start a game";
-      [$("current"), $("pot"), $("reveal"), $("winner")].forEach((n) => show(n, false));
-      $("players").replaceChildren();
-      $("history").replaceChildren();
-      return;
-    }
-    board.dataset.mode = slate.finished ? "over" : "playing";
+    board.dataset.mode = slate.finished ? "over" : (snap.held ? "held" : "playing");
     $("game-title").textContent = slate.title;
     $("stage").textContent = slate.stage;
     if ($("prompt").textContent !== slate.prompt) pulse($("prompt"));
@@ -94,15 +141,64 @@
     $("prompt").dataset.phase = snap.prompt ? snap.prompt.phase : "";
     show($("winner"), slate.finished);
     $("winner").textContent = slate.winner ? slate.winner + " wins!" : "Game over";
+    show($("held"), !!snap.held && !slate.finished);
     show($("current"), !!slate.current);
     $("current").textContent = slate.current || "";
-    show($("pot"), slate.pot !== null && slate.pot !== undefined);
+    show($("pot"), slate.pot !== null && slate.pot !== undefined && !slate.finished);
     $("pot").textContent = "Pot: " + slate.pot;
-    renderPlayers(slate);
-    renderReveal(slate, snap.photo);
-    const history = slate.history.slice(-5).reverse();
-    $("history").replaceChildren(...history.map((h) => el("li", null, h)));
-    document.body.dataset.seq = snap.seq;
+    const notes = slate.notes || [];
+    $("notes").replaceChildren(...notes.map((n) => el("li", null, n)));
+    show($("notes"), notes.length > 0);
+    show($("spike-key"), slate.dice === "spike" && spikeFaces.length > 0 && !slate.finished);
+    renderPlayers(snap);
+    renderReveal(snap);
+    const recent = slate.reveal ? [] : slate.history.slice(-3).reverse();
+    $("history").replaceChildren(...recent.map((h) => el("li", null, h)));
+    show($("recent"), recent.length > 0);
+    fit();
+  }
+
+  /* --- fitting one screen ------------------------------------------------------------ */
+
+  const overflows = (node) => node.scrollHeight > node.clientHeight + 1 || node.scrollWidth > node.clientWidth + 1;
+
+  /* Hide a list's items from the end until `box` fits, saying how many are left out. */
+  function trimList(list, box, word) {
+    const items = [...list.children].filter((li) => !li.classList.contains("more"));
+    const more = el("li", "more");
+    let hidden = 0;
+    while (overflows(box) && hidden < items.length) {
+      items[items.length - 1 - hidden].hidden = true;
+      hidden += 1;
+      more.textContent = "+ " + hidden + " more " + word;
+      if (!more.isConnected) list.append(more);
+    }
+  }
+
+  /* Called after every render and resize: undo the last fitting, then leave out, in
+     order, the reveal's lines, its photo's size, its photo, the recent lines, until
+     every card fits. Text is never made smaller than the page's own sizes. */
+  function fit() {
+    const prompt = $("prompt");
+    prompt.style.removeProperty("font-size");
+    document.querySelectorAll("#lines li.more, #history li.more").forEach((li) => li.remove());
+    document.querySelectorAll("#lines li, #history li").forEach((li) => { li.hidden = false; });
+    const photo = $("photo"), reveal = $("reveal"), recent = $("recent");
+    photo.style.removeProperty("--photo-max");
+    if (photo.dataset.wanted) photo.hidden = false;
+    if (window.innerWidth <= PHONE) return;
+    // a long prompt (a roll-off naming eight players) steps down, never under 32 px
+    for (let size = parseFloat(getComputedStyle(prompt).fontSize); overflows($("board")) && size > 32; size -= 4) {
+      prompt.style.fontSize = Math.max(32, size - 4) + "px";
+    }
+    if (!reveal.hidden) {
+      trimList($("lines"), reveal, "lines");
+      for (let h = photo.getBoundingClientRect().height; overflows(reveal) && !photo.hidden && h > 90; h -= 30) {
+        photo.style.setProperty("--photo-max", (h - 30) + "px");
+      }
+      if (overflows(reveal)) photo.hidden = true;
+    }
+    if (!recent.hidden) trimList($("history"), recent, "lines");
   }
 
   /* A short glow when a line changes, so the table notices from across the room. */
@@ -131,6 +227,9 @@
     live.textContent = state === "live" ? "live" : "reconnecting…";
   }
 
+  let fitting = 0;
+  window.addEventListener("resize", () => { cancelAnimationFrame(fitting); fitting = requestAnimationFrame(fit); });
+  $("photo-img").addEventListener("load", fit);
   render(JSON.parse($("initial-state").textContent));
   follow(render, status);
 })();
