@@ -49,13 +49,18 @@ def prompt_view(prompt: Prompt) -> dict[str, Any]:
 
 
 def held_view(held: HeldReading | None) -> dict[str, Any] | None:
-    """The reading held for the host, each die marked when the reader doubts it."""
+    """The reading held for the host: each die read, marked when the reader doubts it, and
+    each die missing, where something die-like was seen (`box`, in the photo's pixels) or
+    None (shown beside the photo). `reason` is in words, never camera pixels."""
     if held is None:
         return None
+    suspects = list(held.reading.suspects)
     return {
-        "values": list(held.values), "reason": held.reason, "photo": held.photo_id,
+        "values": list(held.values), "reason": held.for_people(), "photo": held.photo_id,
+        "expected": held.expected, "extra": held.extra,
         "dice": [{"value": v, "box": held.reading.box(i), "unsure": i in held.reading.unsure}
                  for i, v in enumerate(held.values)],
+        "missing": [{"box": list(suspects[i]) if i < len(suspects) else None} for i in range(held.missing)],
     }
 
 

@@ -281,7 +281,7 @@ class Table:
                     reason = str(exc)
                 else:
                     return Offered.APPLIED
-            self._held = HeldReading(reading, reason or "the reader is unsure", photo_id)
+            self._held = HeldReading(reading, reason or "the reader is unsure", photo_id, request.count)
             log.info("reading held for the host: %s", self._held.reason)
             self._publish()
             return Offered.HELD

@@ -99,12 +99,22 @@ def event_from(data: Mapping[str, Any], kind: str | None = None) -> Event:
 
 
 def dice_values(data: Mapping[str, Any]) -> list[Any]:
+    """The dice the host entered. A die left unset (an empty value: the panel sends one for
+    each die not yet picked) refuses them all: nothing is entered for a die nobody set."""
     values = data.get("values")
     if values is None:
         abort(400, "no dice values were sent")
     if request.is_json:
         if not isinstance(values, list):
             abort(400, "values must be a list")
+        unset = sum(1 for v in values if v is None or (isinstance(v, str) and not v.strip()))
+    else:
+        listed = request.form.getlist("values") if "values" in request.form else [values]
+        unset = sum(1 for v in listed if not str(v).strip())
+    if unset:
+        abort(422, f"{unset} {'die is' if unset == 1 else 'dice are'} not set yet: tap each one on the photo, "
+                   "or pick its value, then enter the dice")
+    if request.is_json:
         return values
     return [face(v) for v in split_list(values)]
 

@@ -73,7 +73,8 @@ class VisionReader:
         )
         return Sight(tuple(d.value for d in reading.dice), tuple(tuple(d.box) for d in reading.dice),
                      tuple(float(d.confidence) for d in reading.dice), reading.flagged, reading.reason,
-                     tuple(i for i, d in enumerate(reading.dice) if d.confidence < sure))
+                     tuple(i for i, d in enumerate(reading.dice) if d.confidence < sure),
+                     tuple(tuple(box) for box in reading.doubtful))
 
     @staticmethod
     def ready_factory(vision_config) -> Callable[[], ReadySignal]:

@@ -103,7 +103,7 @@
   function renderActions(prompt) {
     const wants = prompt ? prompt.wants : [];
     document.querySelectorAll("[data-wants]").forEach((node) => { node.hidden = !wants.includes(node.dataset.wants); });
-    if (!prompt) return;
+    if (!prompt) return false;
     const first = prompt.seats.length ? prompt.seats[0] : null;
     document.querySelectorAll(".seat-select").forEach((s) => fillSeats(s, s.dataset.touched ? null : first));
     const faces = $("f-declaration").querySelector(".face-select");
@@ -121,7 +121,7 @@
       eventButton("\u25CF Des (blue)", "colour blue", { kind: "colour_call", seat, colour: "blue" }),
     ]);
     seatButtons($("f-challenge"), prompt.seats, (seat) => [eventButton("Liar!", "liar", { kind: "challenge", seat })]);
-    renderDiceEntry(prompt.dice);
+    return renderDiceEntry(prompt.dice);
   }
 
   function valueChoices(kind, sides) {
@@ -130,21 +130,27 @@
     return Array.from({ length: n }, (_, i) => i + 1);
   }
 
-  function dieInput(label, choices, value) {
+  /* One die's value: unset ("?") until someone picks it, so nothing is entered for a die
+     nobody set; `extra`: the reading has dice too many, so "not a die" is a choice. */
+  function dieInput(label, choices, value, extra) {
     const wrap = el("label", "die-input", label);
     const select = el("select");
     select.name = "values";
+    const none = el("option", null, "?"); none.value = ""; select.append(none);
     choices.forEach((c) => { const o = el("option", null, faceText(c)); o.value = c; select.append(o); });
-    if (value !== undefined && value !== null) select.value = value;
+    if (extra) { const o = el("option", null, "not a die"); o.value = window.HeldFix.NOT_A_DIE; select.append(o); }
+    select.value = value !== undefined && value !== null ? value : "";
+    select.addEventListener("change", () => window.HeldFix.changed());
     wrap.append(select);
     return wrap;
   }
 
   function renderDiceEntry(request) {
-    if (!request) { diceKey = null; return; }
-    const held = view.held_reading ? view.held_reading.values : [];
-    const key = JSON.stringify([request, held]);
-    if (key === diceKey) return;
+    if (!request) { diceKey = null; return false; }
+    const reading = view.held_reading;
+    const held = reading ? reading.dice.map((d) => (d.unsure ? null : d.value)) : [];
+    const key = JSON.stringify([request, reading]);
+    if (key === diceKey) return false;
     diceKey = key;
     /* what the form was filled against: a reading that comes in meanwhile makes the table refuse it */
     $("dice-readings").value = view.events.filter((e) => e.kind === "dice" && e.in_force).length;
@@ -160,9 +166,15 @@
         sizes.forEach((sides) => { row.append(dieInput("d" + sides, valueChoices("polyhedral", sides), held[index])); index += 1; });
         box.append(row);
       });
+    } else if (reading) {
+      const extra = reading.extra > 0;
+      reading.dice.forEach((d, i) => box.append(dieInput("die " + (i + 1), valueChoices(request.kind), held[i], extra)));
+      reading.missing.forEach((m, j) => box.append(
+        dieInput("die " + (reading.dice.length + j + 1) + " (not found)", valueChoices(request.kind), null)));
     } else {
-      for (let i = 0; i < request.count; i++) box.append(dieInput("die " + (i + 1), valueChoices(request.kind), held[i]));
+      for (let i = 0; i < request.count; i++) box.append(dieInput("die " + (i + 1), valueChoices(request.kind), null));
     }
+    return true;
   }
 
   function lastReading() {
@@ -206,21 +218,6 @@
     }
   }
 
-  function renderHeld() {
-    const held = view.held_reading;
-    $("held-card").hidden = !held;
-    if (!held) return;
-    $("held-reason").textContent = held.reason;
-    $("held-frame").hidden = !held.photo;
-    if (held.photo) {
-      const img = $("held-img");
-      img.src = "/photo/" + held.photo;
-      markPhoto(img, $("held-marks"), held.dice, (i) => {
-        const select = $("dice-inputs").querySelectorAll("select")[i];
-        if (select) { select.focus(); select.scrollIntoView({ block: "center" }); }
-      });
-    }
-  }
 
   function renderButtons() {
     const box = $("seat-buttons");
@@ -352,8 +349,8 @@
     $("start-card").hidden = running;
     const abilities = ["upgrade_die", "downgrade_die", "add_die", "remove_die", "wild_face"];
     $("tavern-card").hidden = !running || !view.prompt.wants.some((w) => abilities.includes(w));
-    renderActions(running ? view.prompt : null);
-    renderHeld();
+    const fresh = renderActions(running ? view.prompt : null);
+    window.HeldFix.render(running ? view.held_reading : null, fresh);
     if (slate) { renderFix(); renderButtons(); renderEvents(); renderUndo(); } else { $("fix-card").hidden = true; }
   }
 
@@ -373,11 +370,26 @@
     return out;
   }
 
+  /* The dice: refused here while a die is unset (the button says why; the server refuses
+     too); a die marked "not a die" is left out. */
+  function diceFields(form) {
+    const left = window.HeldFix.unset();
+    if (left) {
+      say(left + (left === 1 ? " die is" : " dice are") + " not set yet: tap each one, or pick its value", true);
+      return null;
+    }
+    const out = new FormData();
+    new FormData(form).forEach((v, k) => { if (!(k === "values" && v === window.HeldFix.NOT_A_DIE)) out.append(k, v); });
+    return out;
+  }
+
   document.querySelectorAll("form.act").forEach((form) => {
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
-      post(form.getAttribute("action"), form.classList.contains("ability") ? abilityFields(form) : new FormData(form));
+      const body = form.id === "f-dice" ? diceFields(form)
+        : (form.classList.contains("ability") ? abilityFields(form) : new FormData(form));
+      if (body) post(form.getAttribute("action"), body);
     });
   });
 
