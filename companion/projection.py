@@ -40,7 +40,7 @@ def prompt_view(prompt: Prompt) -> dict[str, Any]:
     """Whose turn it is and what may happen next, as the slate and the host panel read it."""
     return {
         "phase": prompt.phase, "text": prompt.text, "seats": list(prompt.seats), "wants": list(prompt.wants),
-        "waiting": list(prompt.waiting),
+        "waiting": list(prompt.waiting), "bid_faces": list(prompt.bid_faces),
         "dice": None if prompt.dice is None else {
             "kind": prompt.dice.kind, "count": prompt.dice.count, "seat": prompt.dice.seat,
             "purpose": prompt.dice.purpose, "hands": [[s, list(h)] for s, h in prompt.dice.hands],

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from companion.readings import OfferedReading
-from companion.rules import ChipCall, Declaration
+from companion.rules import Bid, Declaration
 from test_browser_slate import ARTIFACTS, browser, log_in, served, wait_js  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
@@ -104,3 +104,49 @@ def test_tapping_a_sure_die_on_the_held_photo_puts_it_in_hand_to_change(browser,
     host.click("#dice-enter")
     host.wait_for_selector("#held-card[hidden]", state="attached")
     assert table.session.record.events[-1].values == ("blue", "blue", "red", "red", "red")
+
+
+def test_the_seat_menu_follows_the_turn_unless_the_host_is_choosing(browser, served):
+    server, table, _ = served
+    table.start_game("leiras-dice", ["Ann", "Ben", "Cara"], {"start": "seat0"})
+    host = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(host, server.url)
+    host.wait_for_selector("#f-bid:not([hidden])")
+    seat = "#f-bid select[name=seat]"
+    assert host.input_value(seat) == "0"
+    assert host.locator("#f-bid select[name=face] option").all_inner_texts() == ["1", "2", "3", "4", "5", "6"]
+    assert host.input_value("#f-bid select[name=face]") == "1"  # a face the game takes, not "(total)"
+    host.select_option(seat, "2")  # the host looks at Cara's seat this turn
+    host.click("#h-title")  # and leaves the form
+    rows = host.locator("#events tr").count()
+    table.submit(Bid(0, 2, 3))  # Ann bids at the table
+    wait_js(host, f"document.querySelectorAll('#events tr').length > {rows}")
+    assert host.input_value(seat) == "1"  # Ben's turn: the menu follows
+    host.focus(seat)  # mid-edit: the host's pick holds through a change at the table
+    host.select_option(seat, "0")
+    table.submit(Bid(1, 3, 3))
+    wait_js(host, f"document.querySelectorAll('#events tr').length > {rows + 1}")
+    assert host.input_value(seat) == "0"
+
+
+def test_the_record_reads_as_lines_and_a_tap_fix_shows_on_the_chips(browser, served):
+    server, table, _ = served
+    table.start_game("val-des", ["Ann", "Ben"])
+    host = browser.new_page(viewport={"width": 390, "height": 844})
+    log_in(host, server.url)
+    host.wait_for_selector("#buttons-card:not([hidden])")
+    assert host.inner_text("#seat-buttons .seat-row:nth-child(1) button[data-button=green]") == "green: calls Val (red)"
+    assert host.inner_text("#seat-buttons .seat-row:nth-child(1) button[data-button=yellow]") == "yellow: calls Des (blue)"
+    table.press(0, "green")
+    table.press(1, "yellow")
+    photo, boxes = felt_with_cubes()
+    assert table.offer_reading(OfferedReading(["red"], boxes=boxes[:1]), photo=photo) == "applied"
+    host.wait_for_selector("#fix-frame:not([hidden]) #fix-marks .mark")
+    assert host.locator("#fix-dice .die-red").count() == 1
+    host.locator("#fix-dice .die").first.click()
+    host.click("#picker-values button:has-text('blue')")
+    wait_js(host, "document.querySelectorAll('#fix-dice .die-blue').length === 1")
+    assert host.locator("#fix-dice .die-red").count() == 0  # the chips show the fix, not the reading
+    record = host.inner_text("#events")
+    assert "{" not in record and "corrects #2; now dice for Ann: source host; values ● blue (Des)" in record
+    assert host.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # nothing wider than the phone

@@ -680,3 +680,18 @@ def test_dice_with_one_unset_are_refused_and_nothing_is_entered(host):
     photo = table.snapshot()["photo"]  # the missing die seen on the photo keeps its place there
     assert [d["box"] for d in photo["dice"]] == [[10, 10, 50, 50], [100, 10, 140, 50], [200, 10, 240, 50],
                                                  [300, 10, 340, 50], None]
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"kind": "upgrade_die", "seat": "0"}, "Upgrading a die needs the die's size (d4, d6, ...): choose it and try again"),
+    ({"kind": "declaration", "seat": "0", "face": "red"}, "A declaration needs the count: choose it and try again"),
+    ({"kind": "declaration", "seat": "0", "count": "3", "face": "red", "colour": "x"},
+     "A declaration takes no colour: leave it empty"),
+    ({"kind": "teleport", "seat": "0"}, "that is not an action the table knows ('teleport'): choose one from the panel"),
+])
+def test_a_malformed_action_is_refused_in_words_a_host_can_act_on(host, fields, message):
+    client, headers, table = host
+    start_tregald(client, headers)
+    response = client.post("/host/event", data=fields, headers=headers)
+    assert response.status_code == 400 and response.get_json()["error"] == message
+    assert "field" not in message and "malformed" not in message

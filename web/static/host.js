@@ -105,7 +105,17 @@
     document.querySelectorAll("[data-wants]").forEach((node) => { node.hidden = !wants.includes(node.dataset.wants); });
     if (!prompt) return false;
     const first = prompt.seats.length ? prompt.seats[0] : null;
-    document.querySelectorAll(".seat-select").forEach((s) => fillSeats(s, s.dataset.touched ? null : first));
+    document.querySelectorAll(".seat-select").forEach((s) => {
+      /* A seat the host picked holds for this turn only; the next turn's seat is taken up
+         unless the host is mid-edit in that form (a field focused). */
+      const turn = String(first);
+      if (s.dataset.turn !== turn && !(s.form && s.form.contains(document.activeElement))) {
+        delete s.dataset.touched;
+        s.dataset.turn = turn;
+      }
+      fillSeats(s, s.dataset.touched ? null : first);
+    });
+    fillBidFaces(prompt.bid_faces || []);
     const faces = $("f-declaration").querySelector(".face-select");
     const keep = faces.value;
     faces.replaceChildren(...faceChoices().map((f) => { const o = el("option", null, faceText(f)); o.value = f; return o; }));
@@ -122,6 +132,18 @@
     ]);
     seatButtons($("f-challenge"), prompt.seats, (seat) => [eventButton("Liar!", "liar", { kind: "challenge", seat })]);
     return renderDiceEntry(prompt.dice);
+  }
+
+  /* The bid's faces: those the game takes now (the total only where it allows one), the
+     host's pick kept while it is still one of them, else the first. */
+  function fillBidFaces(faces) {
+    const select = $("f-bid").querySelector("select[name=face]");
+    const keep = select.value;
+    const values = faces.map((f) => (f === null ? "" : String(f)));
+    select.replaceChildren(...faces.map((f) => {
+      const o = el("option", null, f === null ? "total of both dice" : String(f)); o.value = f === null ? "" : f; return o;
+    }));
+    select.value = values.includes(keep) && select.dataset.picked ? keep : (values[0] !== undefined ? values[0] : "");
   }
 
   function valueChoices(kind, sides) {
@@ -177,9 +199,13 @@
     return true;
   }
 
+  /* The last reading in force, with its values as the latest fix left them. */
   function lastReading() {
     const live = view.events.filter((e) => e.kind === "dice" && e.in_force);
-    return live.length ? live[live.length - 1] : null;
+    if (!live.length) return null;
+    const reading = live[live.length - 1];
+    const fixes = view.events.filter((e) => e.kind === "amend" && e.target === reading.index && e.event);
+    return fixes.length ? Object.assign({}, reading, { values: fixes[fixes.length - 1].event.values }) : reading;
   }
 
   function openPicker(target, index, current) {
@@ -225,8 +251,9 @@
     view.players.forEach((name, seat) => {
       const row = el("div", "seat-row");
       row.append(el("span", "seat-name", (seat + 1) + ". " + name));
+      const words = view.button_words || {};
       [["green", "chip green"], ["yellow", "chip yellow"], ["liar", "liar"]].forEach(([button, cls]) => {
-        const b = el("button", "press " + cls, button === "liar" ? "Liar!" : button);
+        const b = el("button", "press " + cls, button === "liar" ? "Liar!" : button + (words[button] ? ": " + words[button] : ""));
         b.type = "button"; b.dataset.button = button; b.dataset.seat = seat;
         row.append(b);
       });
@@ -277,6 +304,23 @@
     return form;
   }
 
+  /* An event's details as a line people read: "count 3, face ▲ red (Val)"; a correction
+     says what it changed ("event 4 → dice: ● blue, ▲ red"), never JSON. */
+  function eventLine(e) {
+    const fields = Object.entries(e).filter(([k]) => !["kind", "seat", "index", "in_force"].includes(k))
+      .sort(([a], [b]) => (b === "target") - (a === "target"));  // what a correction corrects comes first
+    return fields.map(([k, v]) => {
+      if (k === "event" && v && typeof v === "object") {
+        const seat = v.seat === undefined || v.seat === null ? "" : " for " + seatName(v.seat);
+        return "now " + String(v.kind).replace(/_/g, " ") + seat + (eventLine(v) ? ": " + eventLine(v) : "");
+      }
+      if (k === "target") return "corrects #" + v;
+      if (Array.isArray(v)) return k + " " + v.map(faceText).join(", ");
+      if (v && typeof v === "object") return k + " " + Object.entries(v).map(([a, b]) => a + " " + b).join(", ");
+      return k.replace(/_/g, " ") + " " + faceText(v);
+    }).join("; ");
+  }
+
   function renderUndo() {
     /* the action Undo means: if another comes in before the tap lands, the table refuses */
     const input = $("undo-expect");
@@ -302,9 +346,7 @@
     $("events").replaceChildren(...view.events.slice().reverse().map((e) => {
       const correction = ["undo", "amend", "end_game"].includes(e.kind);
       const row = el("tr", correction ? "correction" : (e.in_force ? null : "out"));
-      const details = Object.entries(e).filter(([k]) => !["kind", "seat", "index", "in_force"].includes(k))
-        .map(([k, v]) => k + ": " + (Array.isArray(v) ? v.map(faceText).join(", ") : (typeof v === "object" && v !== null ? JSON.stringify(v) : v)))
-        .join("; ");
+      const details = eventLine(e);
       const what = el("td", null, e.kind.replace("_", " "));
       if (e.in_force && EDITABLE.includes(e.kind)) {
         const fix = el("button", "small-button", "fix");
@@ -420,6 +462,7 @@
   playersBox.addEventListener("input", perSeatClasses);
   perSeatClasses();
   document.querySelectorAll(".seat-select").forEach((s) => s.addEventListener("change", () => { s.dataset.touched = "1"; }));
+  $("f-bid").querySelector("select[name=face]").addEventListener("change", (e) => { e.target.dataset.picked = "1"; });
   root.addEventListener("click", (e) => {
     const b = e.target.closest("button.press");
     // "green" and "yellow" differ by a byte: padded, a press of either is the same length
