@@ -173,12 +173,20 @@ class DemoCamera:
                    for b in boxes):
                 continue
             donor = self._image(entry)  # read only once the die has found a place
-            patch = donor[y1:y1 + ph, x1:x1 + pw]
+            patch = donor[y1:y1 + ph, x1:x1 + pw].copy()
+            del donor
             if patch.shape[:2] != (ph, pw):
                 continue
             mask = np.zeros((ph, pw), np.uint8)
             mask[2:-2, 2:-2] = 255
-            image = cv2.seamlessClone(patch, image, mask, (nx + pw // 2, ny + ph // 2), cv2.NORMAL_CLONE)
+            # Blended into the felt round the die alone: seamlessClone works on the whole
+            # picture it is given, and a whole table's worth per die made a 15-die throw
+            # take tens of MB for a moment (which the process then kept).
+            pad = 16
+            y0, x0 = max(0, ny - pad), max(0, nx - pad)
+            around = image[y0:min(height, ny + ph + pad), x0:min(width, nx + pw + pad)]
+            image[y0:y0 + around.shape[0], x0:x0 + around.shape[1]] = cv2.seamlessClone(
+                patch, np.ascontiguousarray(around), mask, (nx - x0 + pw // 2, ny - y0 + ph // 2), cv2.NORMAL_CLONE)
             values.append(entry["dice"][index])
             boxes.append(box)
             files.append(entry["file"])
