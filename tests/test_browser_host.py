@@ -96,6 +96,7 @@ def test_tapping_a_sure_die_on_the_held_photo_puts_it_in_hand_to_change(browser,
     host.wait_for_selector("#held-card:not([hidden])")
     wait_js(host, "document.querySelectorAll('#held-marks .mark').length === 5")
     assert host.inner_text("#held-reason") == "1 die unclear: tap it to pick its value; die 5 is blurred"
+    host.screenshot(path=str(ARTIFACTS / "host-held.png"))
     host.locator("#held-marks .mark").nth(0).click()  # the first was misread too
     assert host.inner_text("#held-picker-title") == "Die 1 is:"
     host.click("#held-picker-values button[data-value=blue]")
