@@ -28,7 +28,8 @@ def game_summaries(table) -> list[dict[str, Any]]:
         game["title"] = (game.get("slate") or {}).get("title") or game_title(game.get("game", ""))
         if game.get("id") == table.game_id and not game.get("finished"):
             game["current"] = True
-        game["ended_early"] = bool(game.get("finished")) and _ended_early(table, game["id"])
+        # a game with a winner was played out: only the others' records are read
+        game["ended_early"] = bool(game.get("finished")) and not game.get("winner") and _ended_early(table, game["id"])
     return games
 
 
