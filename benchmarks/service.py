@@ -1,6 +1,7 @@
 """Benchmark the table service (issue 5's bar). Prints figures and writes benchmarks/results/service.txt.
 
-    .venv/bin/python benchmarks/service.py [--presses 200] [--soak-games 200] [--quick]
+    .venv/bin/python benchmarks/service.py [--presses 200] [--soak-games 200] [--demo-games 10] [--quick]
+    .venv/bin/python benchmarks/service.py --only-demo [--demo-games 10]   # part 3 alone
 
 1. Press -> slate: a mock-pin press (gpiozero MockFactory, the same TableButtons as on
    the Pi) until each connected slate has read the server-sent event carrying it; p50
@@ -10,7 +11,8 @@
    CLOCK_MONOTONIC. Every event is fsynced to SQLite before it is published.
 2. Start to first served slate: `companion serve` launched until GET / answers 200.
 3. Resident memory of `companion demo` after a full game played over HTTP (dice read by
-   the demo camera through the reveal flow).
+   the demo camera through the reveal flow), and after DEMO_GAMES full games (the five
+   games in turn, each throw read by the camera at the Reveal), sampled after each game.
 4. Soak: `companion serve` plays SOAK_GAMES simulated games back to back over HTTP (all
    five games in turn) with 20 slates connected; HTTP errors, stream errors, RSS and open
    files are sampled along the way.
@@ -334,6 +336,34 @@ def demo_memory() -> dict:
             "reader": "vision" if reader is None else f"fallback ({reader['message'][:60]})"}
 
 
+def demo_games(games: int) -> dict:
+    """`companion demo` playing `games` whole games (the five in turn), the camera reading
+    every throw of chance, spike and pip dice at the Reveal; RSS after each game."""
+    folder = tempfile.mkdtemp(prefix="bench-demo-games-")
+    proc = Process("demo", folder, free_port(), write_config(folder))
+    proc.login(PIN)
+    samples = [(0, proc.rss_mb())]
+    requests = 0
+    started = time.monotonic()
+    for number in range(games):
+        requests += play_over_http(proc, GAMES[number % len(GAMES)], seed=number, camera=True)
+        samples.append((number + 1, proc.rss_mb()))
+        print(f"   after {number + 1:>2} games: RSS {samples[-1][1]:.1f} MB", file=sys.stderr, flush=True)
+    elapsed = time.monotonic() - started
+    code = proc.stop()
+    return {"games": games, "samples": samples, "requests": requests, "held": proc.held, "seconds": elapsed,
+            "exit": code}
+
+
+def report_demo_games(d: dict, say) -> None:
+    rss = [r for _, r in d["samples"]]
+    say(f"3b. RSS of companion demo over {d['games']} full games (the five in turn, read by the camera) "
+        f"[goal <= 150 MB]: {rss[-1]:.1f} MB after the last, most {max(rss):.1f} MB "
+        f"(at start {rss[0]:.1f} MB; {d['requests']} requests, {d['held']} readings held, "
+        f"{d['seconds']:.0f} s, exit {d['exit']})")
+    say("    after games: " + ", ".join(f"{n}: {r:.1f}" for n, r in d["samples"]))
+
+
 def soak(games: int, slate_count: int) -> dict:
     folder = tempfile.mkdtemp(prefix="bench-soak-")
     proc = Process("serve", folder, free_port(), write_config(folder))
@@ -365,11 +395,13 @@ def main() -> int:
     parser.add_argument("--soak-games", type=int, default=200)
     parser.add_argument("--quick", action="store_true", help="few presses and games (a smoke run; not for reporting)")
     parser.add_argument("--only-soak", action="store_true", help="run the soak alone (a long one: --soak-games 1000)")
+    parser.add_argument("--demo-games", type=int, default=10, help="whole games `companion demo` plays in part 3")
+    parser.add_argument("--only-demo", action="store_true", help="run part 3's games in companion demo alone")
     parser.add_argument("--no-unit-env", dest="unit_env", action="store_false",
                         help="run the companion without the unit's allocator settings (GLIBC_TUNABLES)")
     args = parser.parse_args()
     if args.quick:
-        args.presses, args.soak_games = 30, 10
+        args.presses, args.soak_games, args.demo_games = 30, 10, 3
     if args.unit_env:
         UNIT_ENV.update(unit_environment())
     lines = [f"# benchmarks/service.py  {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
@@ -382,6 +414,11 @@ def main() -> int:
         print(text, flush=True)
         lines.append(text)
 
+    if args.only_demo:
+        lines[1] += f" --only-demo --demo-games {args.demo_games}"
+        report_demo_games(demo_games(args.demo_games), say)
+        RESULTS.with_name("service-demo.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return 0
     if args.only_soak:
         lines[1] += f" --only-soak --soak-games {args.soak_games}"
         report_soak(soak(args.soak_games, 20), say)
@@ -403,6 +440,7 @@ def main() -> int:
         f"(at start {m['rss_start']:.0f} MB; {m['requests']} requests; reader: {m['reader']}, {m['held']} readings held; "
         f"exit {m['exit']}; "
         f"first slate {m['first_slate']:.2f} s after launch)")
+    report_demo_games(demo_games(args.demo_games), say)
     report_soak(soak(args.soak_games, 20), say)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -62,7 +62,7 @@ def prompt_view(prompt: Prompt) -> dict[str, Any]:
     """Whose turn it is and what may happen next, as the slate and the host panel read it."""
     return {
         "phase": prompt.phase, "text": prompt.text, "seats": list(prompt.seats), "wants": list(prompt.wants),
-        "waiting": list(prompt.waiting),
+        "waiting": list(prompt.waiting), "bid_faces": list(prompt.bid_faces),
         "dice": None if prompt.dice is None else {
             "kind": prompt.dice.kind, "count": prompt.dice.count, "seat": prompt.dice.seat,
             "purpose": prompt.dice.purpose, "hands": [[s, list(h)] for s, h in prompt.dice.hands],
@@ -71,13 +71,18 @@ def prompt_view(prompt: Prompt) -> dict[str, Any]:
 
 
 def held_view(held: HeldReading | None) -> dict[str, Any] | None:
-    """The reading held for the host, each die marked when the reader doubts it."""
+    """The reading held for the host: each die read, marked when the reader doubts it, and
+    each die missing, where something die-like was seen (`box`, in the photo's pixels) or
+    None (shown beside the photo). `reason` is in words, never camera pixels."""
     if held is None:
         return None
+    suspects = list(held.reading.suspects)
     return {
-        "values": list(held.values), "reason": held.reason, "photo": held.photo_id,
+        "values": list(held.values), "reason": held.for_people(), "photo": held.photo_id,
+        "expected": held.expected, "extra": held.extra,
         "dice": [{"value": v, "box": held.reading.box(i), "unsure": i in held.reading.unsure}
                  for i, v in enumerate(held.values)],
+        "missing": [{"box": list(suspects[i]) if i < len(suspects) else None} for i in range(held.missing)],
     }
 
 

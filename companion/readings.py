@@ -11,6 +11,7 @@ table calls them under its own lock.
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Sequence
@@ -33,7 +34,9 @@ class OfferedReading:
     """One reading of the dice as the camera offers it to the table: the faces, each die's
     box in the photo and the reader's confidence (either may be missing), and whether the
     reader wants the host to look (`flagged`, with a `reason`; `unsure`: the indices of
-    the dice it doubts, marked on the host panel)."""
+    the dice it doubts, marked on the host panel; `suspects`: boxes of things that may be
+    dice it could not read, where the host panel shows a missing die). Boxes are in the
+    photo's pixels."""
 
     values: tuple[Any, ...]
     boxes: tuple[tuple[int, ...], ...] = ()
@@ -41,6 +44,7 @@ class OfferedReading:
     flagged: bool = False
     reason: str | None = None
     unsure: frozenset[int] = frozenset()
+    suspects: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
         # Readers hand in lists and numpy numbers: kept as plain, hashable values.
@@ -48,6 +52,7 @@ class OfferedReading:
         object.__setattr__(self, "boxes", tuple(tuple(int(v) for v in box) for box in self.boxes))
         object.__setattr__(self, "confidences", tuple(float(c) for c in self.confidences))
         object.__setattr__(self, "unsure", frozenset(int(i) for i in self.unsure))
+        object.__setattr__(self, "suspects", tuple(tuple(int(v) for v in box) for box in self.suspects))
 
     def box(self, die: int) -> list[int] | None:
         """Die `die`'s box in the photo, as JSON has it; None when the reading has none."""
@@ -57,21 +62,73 @@ class OfferedReading:
         return self.confidences[die] if die < len(self.confidences) else None
 
 
+#: A reader's reason that names camera pixels ("something at (521,686) ..."): meaningless
+#: on the scaled photo, so the host is told in words and shown marks instead.
+_PIXELS = re.compile(r"\(\d+, ?\d+\)")
+
+
+def _dice(n: int) -> str:
+    return f"{n} {'die' if n == 1 else 'dice'}"
+
+
 @dataclass(frozen=True)
 class HeldReading:
-    """A camera reading the table must confirm: flagged, or not fitting the game (`reason`)."""
+    """A camera reading the table must confirm: flagged, or not fitting the game (`reason`,
+    the reader's or the rules' words). `expected`: how many dice the game waits for."""
 
     reading: OfferedReading
     reason: str
     photo_id: int | None
+    expected: int | None = None
 
     @property
     def values(self) -> tuple[Any, ...]:
         return self.reading.values
 
+    @property
+    def missing(self) -> int:
+        """How many dice the reader did not find (the count the game waits for, less those read)."""
+        return max(0, (self.expected or 0) - len(self.values)) if self.expected is not None else 0
+
+    @property
+    def extra(self) -> int:
+        """How many more dice were read than the game waits for."""
+        return max(0, len(self.values) - self.expected) if self.expected is not None else 0
+
+    def for_people(self) -> str:
+        """What the host is to do, in words: how many dice were not found, read one too
+        many or are unclear, each of which is marked on the photo to be tapped. The
+        reader's own reason follows when it says more (a hand over the table, untaught
+        faces) and names no camera pixels."""
+        said = []
+        if self.missing:
+            said.append(f"{_dice(self.missing)} not found: tap where {'it is' if self.missing == 1 else 'they are'}, "
+                        "or type them")
+        if self.extra:
+            said.append(f"{_dice(self.extra)} too many: tap each one that is not a die")
+        unsure = len(self.reading.unsure)
+        if unsure:
+            said.append(f"{_dice(unsure)} unclear: tap {'it' if unsure == 1 else 'each'} to pick its value")
+        reason = self.reason.strip()
+        if reason and not _PIXELS.search(reason) and "the game waits for" not in reason:
+            said.append(reason)  # the rules' or the reader's words, when they say more
+        elif not said:
+            said.append("the camera is unsure of this reading: check the photo, set each die, then enter them")
+        text = "; ".join(said)
+        return text[0].upper() + text[1:]
+
     def boxes_for(self, values: Sequence[Any]) -> tuple[tuple[int, ...], ...]:
-        """The held boxes for the host's fix of it: kept when the fix has as many dice."""
-        return self.reading.boxes if len(self.reading.boxes) == len(values) else ()
+        """The held boxes for the host's fix of it: kept when the fix has as many dice; when
+        it adds the missing ones (after those read, as the panel lists them), with the boxes
+        of the places they were seen, as far as those go."""
+        boxes = self.reading.boxes
+        if len(boxes) != len(self.values):
+            return ()
+        if len(values) == len(boxes):
+            return boxes
+        if self.missing and len(values) == len(boxes) + self.missing:
+            return boxes + self.reading.suspects[:self.missing]
+        return ()
 
 
 class RevealPhotos:

@@ -17,6 +17,7 @@ import threading
 import time
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
+from companion.history import stored_as
 from companion.projection import SeatsView, game_entry, host_view, public_snapshot
 from companion.readings import HeldReading, Offered, OfferedReading, RevealPhotos
 from companion.rules import DiceObserved, Event, GameRecord, IllegalAction, RulesError
@@ -105,7 +106,9 @@ class Table:
     def import_record(self, record: GameRecord) -> str:
         """Store a game record from elsewhere as history, once it replays cleanly.
 
-        Raises BadRecord (or UnknownGame) and stores nothing when it does not replay.
+        Raises BadRecord (or UnknownGame) and stores nothing when it does not replay,
+        and IllegalAction when the same record is stored already (`companion.history`:
+        the same content, imported or played here): counted once, never twice.
         The game is filed as finished with the slate it reached (an unfinished record
         is history, never resumed), and meta["imported"] says when it came in. It is
         stored in one go: an import cut short leaves nothing, never a half game that a
@@ -113,6 +116,10 @@ class Table:
         """
         session = Session.of(record)
         with self._lock:
+            already = stored_as(self.store, record)
+            if already is not None:
+                raise IllegalAction("already stored", f"that record is already stored here as game {already}: "
+                                                      "nothing was imported")
             meta = dict(record.meta)
             meta["imported"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))
             filed = GameRecord(game=session.game.name, players=tuple(record.players),
@@ -281,7 +288,7 @@ class Table:
                     reason = str(exc)
                 else:
                     return Offered.APPLIED
-            self._held = HeldReading(reading, reason or "the reader is unsure", photo_id)
+            self._held = HeldReading(reading, reason or "the reader is unsure", photo_id, request.count)
             log.info("reading held for the host: %s", self._held.reason)
             self._publish()
             return Offered.HELD

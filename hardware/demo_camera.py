@@ -2,11 +2,13 @@
 
 `DemoCamera` is a frame source like the real ones (read/close), so the demo runs the
 very reveal flow the table runs. While no dice are expected it shows an empty table;
-when the game asks for dice it "lifts the cup" after a moment and shows a bundled
-photo of that kind and count; when no photo has that many dice (a liar's-dice reveal of
-fifteen) more dice cut from the other photos are laid on a photo's table. The real vision reader then reads
-it; `ManifestReader` stands in when the reader cannot be loaded, using the values the
-photos were rendered with.
+when the game asks for dice the throw is under the cup, and the cup comes off at the
+Reveal (`lift_cup`, as the table's reveal button), never by itself. The throw is a
+scene of that kind and count: now and then a bundled photo as it is, mostly dice of
+faces drawn at random, cut from the photos and laid on the demo's own felt (at the
+photos' scale), so a game sees varied throws and no two running alike. The real vision
+reader then reads it; `ManifestReader` stands in when the reader cannot be loaded,
+using the values the photos were rendered with.
 
 Photos: hardware/data/demo/ (rendered scenes; manifest.json says what each shows).
 """
@@ -16,17 +18,20 @@ from __future__ import annotations
 import json
 import random
 import threading
-import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import cv2
 import numpy as np
 
 from hardware.reveal import CAMERA_KINDS, Sight
 
+#: How often a throw is a bundled photo as it is (when one has that many dice); else its
+#: faces are drawn at random. Two of three photos of two pips show 4 and 6, both of five
+#: chance cubes 2 red and 3 blue, the one of two spike dice 3 and 4.
+OWN_PHOTO = 0.2
 EMPTY_SIZE = (768, 1024)  # height, width of the bundled photos
 FELT_BGR = (52, 84, 40)
 
@@ -57,8 +62,7 @@ def load_manifest(folder: Path | None = None) -> dict[str, Any]:
 class DemoCamera:
     """A FrameSource that shows a photo fitting `table.expected_dice()`."""
 
-    def __init__(self, table, folder: Path | None = None, *, cup_seconds: float = 1.0,
-                 clock: Callable[[], float] = time.monotonic, seed: int | None = None):
+    def __init__(self, table, folder: Path | None = None, *, seed: int | None = None):
         self.table = table
         self.folder = folder or demo_folder()
         manifest = load_manifest(self.folder)
@@ -66,12 +70,10 @@ class DemoCamera:
         for entry in manifest["scenes"]:
             self._photos.setdefault((entry["kind"], len(entry["dice"])), []).append(entry)
         self._rng = random.Random(seed)
-        self._cup_seconds = cup_seconds
-        self._clock = clock
         self._lock = threading.Lock()
         self._empty = _empty_table()
         self._key: tuple[Any, ...] | None = None
-        self._since = 0.0
+        self._lifted = False
         self._scene: Scene | None = None
         self._frame: np.ndarray | None = None
         self.shown: Scene | None = None  # what the last frame handed out shows (None: empty table)
@@ -94,25 +96,25 @@ class DemoCamera:
             session = self.table.session
             key = (self.table.game_id, len(session.record.events) if session else 0, request.kind, request.count)
             if key != self._key:
-                self._key, self._since = key, self._clock()
+                self._key, self._lifted = key, False
                 self._scene, self._frame = self.compose(request.kind, request.count)
             if self._lift:
-                self._since, self._lift = float("-inf"), False
-            if self._frame is None or self._clock() - self._since < self._cup_seconds:
+                self._lifted, self._lift = True, False
+            if self._frame is None or not self._lifted:
                 self.shown = None  # the cup is still over the dice (or no photo fits)
                 return self._empty.copy()
             self.shown = self.last_scene = self._scene
             return self._frame.copy()
 
     def lift_cup(self) -> None:
-        """The reveal button: the next picture shows the dice at once."""
+        """The reveal button: the cup comes off, and the next picture shows the dice."""
         with self._lock:
             self._lift = True
 
     def compose(self, kind: str, count: int) -> tuple[Scene | None, np.ndarray | None]:
-        """A scene of exactly `count` dice of `kind`: a bundled photo when one has that
-        many, else a photo with more dice laid on its table (cut from the other photos at
-        the same scale, blended in), else, if no room is left, photos side by side."""
+        """A scene of exactly `count` dice of `kind`: now and then (OWN_PHOTO) a bundled
+        photo with that many, else dice of random faces laid on the felt (cut from the
+        photos at their scale, blended in), else, if no room is left, photos side by side."""
         # Not the same dice twice running while another picture can be had: two of the three
         # photos of two pips show 4 and 6, and a roll-off tied round after round.
         last = _dice(self.last_scene.values) if self.last_scene and self.last_scene.kind == kind else None
@@ -125,7 +127,7 @@ class DemoCamera:
     def _compose_once(self, kind: str, count: int, last: list[str] | None):
         own = [e for e in self._photos.get((kind, count), []) if _dice(e["dice"]) != last] or \
             self._photos.get((kind, count), [])
-        if own and (self._rng.random() < 0.7 or count == 1):
+        if own and self._rng.random() < OWN_PHOTO:
             entry = self._rng.choice(own)
             image = self._image(entry)
             return Scene(kind, tuple(entry["dice"]), tuple(tuple(b) for b in entry["boxes"]), (entry["file"],)), image
@@ -135,25 +137,29 @@ class DemoCamera:
         return cv2.imread(str(self.folder / entry["file"]), cv2.IMREAD_COLOR)
 
     def _scatter(self, kind: str, count: int, *, gap: int = 24, margin: int = 6):
+        """Dice of faces drawn at random (each face as likely as another, whichever photos
+        show it) cut from the photos and laid on the demo's felt, the table the cup is
+        lifted from. (On a photo's own table the reader took its marks for dice: a third of
+        the spike throws were held; laid on the felt, 3 of 60 throws of all kinds were.)"""
         entries = [e for (k, _), group in self._photos.items() if k == kind for e in group]
-        bases = [e for e in entries if min(count, 2) <= len(e["dice"]) <= count]
-        if not bases:
+        if not entries:
             return None
-        base = self._rng.choice(bases)
-        image = self._image(base)
-        if image is None:
-            return None
+        image = self._empty.copy()
         height, width = image.shape[:2]
-        values, boxes, files = list(base["dice"]), [tuple(b) for b in base["boxes"]], [base["file"]]
-        cx = sum((b[0] + b[2]) / 2 for b in boxes) / len(boxes)
-        cy = sum((b[1] + b[3]) / 2 for b in boxes) / len(boxes)
-        donors = [(e, i) for e in entries for i in range(len(e["dice"]))]
+        values, boxes, files = [], [], []
+        cx, cy = width / 2, height / 2
+        donors: dict[str, list[tuple[dict[str, Any], int]]] = {}  # face -> the dice showing it
+        for e in entries:
+            for i, value in enumerate(e["dice"]):
+                donors.setdefault(str(value), []).append((e, i))
+        faces = sorted(donors)
+        face = self._rng.choice(faces)
         for attempt in range(3000):
             if len(values) == count:  # left to right, as a reading lists them
                 order = sorted(range(count), key=lambda i: (boxes[i][0] + boxes[i][2], boxes[i][1] + boxes[i][3]))
                 return Scene(kind, tuple(values[i] for i in order), tuple(boxes[i] for i in order),
                              tuple(files)), image
-            entry, index = self._rng.choice(donors)
+            entry, index = self._rng.choice(donors[face])
             x1, y1, x2, y2 = entry["boxes"][index]
             x1, y1 = max(0, x1 - margin), max(0, y1 - margin)
             pw, ph = x2 + margin - x1, y2 + margin - y1
@@ -167,15 +173,24 @@ class DemoCamera:
                    for b in boxes):
                 continue
             donor = self._image(entry)  # read only once the die has found a place
-            patch = donor[y1:y1 + ph, x1:x1 + pw]
+            patch = donor[y1:y1 + ph, x1:x1 + pw].copy()
+            del donor
             if patch.shape[:2] != (ph, pw):
                 continue
             mask = np.zeros((ph, pw), np.uint8)
             mask[2:-2, 2:-2] = 255
-            image = cv2.seamlessClone(patch, image, mask, (nx + pw // 2, ny + ph // 2), cv2.NORMAL_CLONE)
+            # Blended into the felt round the die alone: seamlessClone works on the whole
+            # picture it is given, and a whole table's worth per die made a 15-die throw
+            # take tens of MB for a moment (which the process then kept).
+            pad = 16
+            y0, x0 = max(0, ny - pad), max(0, nx - pad)
+            around = image[y0:min(height, ny + ph + pad), x0:min(width, nx + pw + pad)]
+            image[y0:y0 + around.shape[0], x0:x0 + around.shape[1]] = cv2.seamlessClone(
+                patch, np.ascontiguousarray(around), mask, (nx - x0 + pw // 2, ny - y0 + ph // 2), cv2.NORMAL_CLONE)
             values.append(entry["dice"][index])
             boxes.append(box)
             files.append(entry["file"])
+            face = self._rng.choice(faces)  # the next die's face
         return None
 
     def _side_by_side(self, kind: str, count: int) -> tuple[Scene | None, np.ndarray | None]:

@@ -225,6 +225,12 @@ def test_total_bids_only_with_exactly_two_players_on_one_die():
     refused(state, Bid(ANN, 7), "bid")
 
 
+def test_the_prompt_names_the_faces_a_bid_may_take_now():
+    assert GAME.prompt(table(("Ann", "Bob", "Cy"), dice=1)).bid_faces == (1, 2, 3, 4, 5, 6)
+    assert GAME.prompt(table(("Ann", "Bob"), dice=1)).bid_faces == (None,)  # the total only
+    assert GAME.prompt(play(table(("Ann", "Bob"), dice=2), Bid(ANN, 2, 3), Challenge(BOB))).bid_faces == ()
+
+
 def test_last_player_with_dice_wins_and_the_slate_says_so():
     state = play(table(("Ann", "Bob"), dice=1), Bid(ANN, 12), Challenge(BOB), reveal(6, 5))
     slate = GAME.slate(state)

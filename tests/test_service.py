@@ -393,6 +393,26 @@ def test_the_reveal_photo_is_cropped_around_the_dice_with_boxes_in_its_pixels():
     assert moved.values == ("red",) and moved.confidences == (0.9,)
 
 
+def test_a_place_that_may_be_a_missed_die_is_kept_in_the_photo_and_moved_into_its_pixels():
+    import cv2
+    import numpy as np
+
+    from hardware.reveal import Sight, encode_photo
+
+    frame = np.zeros((1296, 2304, 3), np.uint8)
+    frame[100:244, 100:244] = (0, 0, 255)  # a die read, top left
+    frame[1000:1144, 2000:2144] = (255, 0, 0)  # something the reader could not read, far right
+    sight = Sight(("red",), ((100, 100, 244, 244),), (0.9,), True, "something at (2072,1072) may be a die",
+                  suspects=((2000, 1000, 2144, 1144),))
+    photo, moved = encode_photo(frame, sight)
+    image = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR)
+    x1, y1, x2, y2 = moved.suspects[0]
+    assert 0 <= x1 < x2 <= image.shape[1] and 0 <= y1 < y2 <= image.shape[0]  # not cropped away
+    inside = image[y1 + 5:y2 - 5, x1 + 5:x2 - 5]
+    assert inside[..., 0].mean() > 200 and inside[..., 2].mean() < 40  # the mark lands on it
+    assert sight.offered().suspects == ((2000, 1000, 2144, 1144),) and moved.offered().suspects == (moved.suspects[0],)
+
+
 def test_a_wide_frame_without_dice_is_shrunk_whole():
     import cv2
     import numpy as np

@@ -49,18 +49,38 @@ def test_the_manifest_describes_every_bundled_photo():
     assert (folder / "README.md").exists()
 
 
-def test_the_cup_stays_on_a_moment_then_a_photo_with_the_expected_dice_shows():
-    clock = [0.0]
+def test_the_cup_stays_on_until_the_reveal_then_a_photo_with_the_expected_dice_shows():
     table = StubTable(None)
-    camera = DemoCamera(table, cup_seconds=1.0, clock=lambda: clock[0])
+    camera = DemoCamera(table)
     empty = camera.read()
     assert camera.shown is None
     table.request = DiceRequest("chance", 5)
-    assert np.array_equal(camera.read(), empty) and camera.shown is None  # cup still on
-    clock[0] = 1.5
+    for _ in range(5):  # however long the table waits, the cup does not lift itself
+        assert np.array_equal(camera.read(), empty) and camera.shown is None
+    camera.lift_cup()
     frame = camera.read()
     assert camera.shown.kind == "chance" and len(camera.shown.values) == 5
     assert not np.array_equal(frame, empty)
+    table.request = DiceRequest("chance", 1)  # the next throw: under the cup again
+    table.game_id = "2"
+    assert np.array_equal(camera.read(), empty) and camera.shown is None
+
+
+def test_every_games_throws_vary_from_one_to_the_next():
+    # Before, both photos of five chance cubes showed 2 red and 3 blue, and the one of two
+    # spike dice 3 and 4: Tregald revealed the same throw every turn, Gyvahrs tied every round.
+    for kind, count, faces in (("chance", 5, {"red", "blue"}), ("spike", 2, {1, 2, 3, 4}), ("pips", 2, set(range(1, 7)))):
+        camera = DemoCamera(StubTable(None), seed=3)
+        throws = []
+        for _ in range(12):
+            scene, frame = camera.compose(kind, count)
+            camera.last_scene = scene
+            assert frame is not None and len(scene.values) == count
+            throws.append(tuple(sorted(map(str, scene.values))))
+        assert all(a != b for a, b in zip(throws, throws[1:])), (kind, throws)  # never the same twice running
+        assert len(set(throws)) >= 4, (kind, throws)
+        seen = {v for t in throws for v in t}
+        assert seen == {str(f) for f in faces} or len(seen) >= 4, (kind, seen)
 
 
 def same_dice(a, b) -> bool:
@@ -70,7 +90,7 @@ def same_dice(a, b) -> bool:
 def test_the_same_dice_are_not_shown_twice_running():
     repeats = 0
     for seed in range(40):
-        camera = DemoCamera(StubTable(None), cup_seconds=0, seed=seed)
+        camera = DemoCamera(StubTable(None), seed=seed)
         camera.last_scene = Scene("pips", (6, 4), (), ("before.jpg",))
         scene, _ = camera.compose("pips", 2)
         assert len(scene.values) == 2
@@ -80,7 +100,8 @@ def test_the_same_dice_are_not_shown_twice_running():
 
 def test_more_dice_than_any_photo_has_are_laid_on_one_table():
     table = StubTable(DiceRequest("pips", 15))
-    camera = DemoCamera(table, cup_seconds=0, seed=2)
+    camera = DemoCamera(table, seed=2)
+    camera.lift_cup()
     frame = camera.read()
     scene = camera.shown
     assert len(scene.values) == 15 and len(scene.files) >= 3
@@ -94,7 +115,7 @@ def test_more_dice_than_any_photo_has_are_laid_on_one_table():
 def test_every_dice_request_of_the_five_games_has_a_picture():
     for kind, counts in (("chance", [1, 5]), ("spike", [1, 2, 5]), ("pips", range(1, 31))):
         for count in counts:
-            _, frame = DemoCamera(StubTable(None), cup_seconds=0).compose(kind, count)
+            _, frame = DemoCamera(StubTable(None)).compose(kind, count)
             assert frame is not None, (kind, count)
 
 
@@ -110,7 +131,6 @@ def _demo_service(tmp_path, *, auto=False):
     service = TableService(config, tmp_path, demo=True, port=0, ready=None if auto else NeverReady)
     service.start()
     camera = service.desk._open_camera()
-    camera._cup_seconds = 0.3
     camera._rng = random.Random(0)  # the same photos every run
     return service, camera
 
@@ -157,7 +177,7 @@ def test_a_whole_game_can_be_played_in_the_demo(tmp_path, game):
         service.stop()
 
 
-def test_in_the_demo_dice_are_read_when_the_cup_comes_off_without_any_button(tmp_path):
+def test_in_the_demo_dice_are_read_at_the_reveal_and_never_before(tmp_path):
     service, camera = _demo_service(tmp_path, auto=True)
     try:
         table = service.table
@@ -166,8 +186,12 @@ def test_in_the_demo_dice_are_read_when_the_cup_comes_off_without_any_button(tmp
         while table.expected_dice() is None:
             table.submit(rng.choice(table.session.game.legal_actions(table.session.state)))
         before = len(table.session.record.events)
-        table_shows(table, lambda: len(table.session.record.events) > before or table.snapshot()["held"],
-                    timeout=10, message="the demo camera never read the dice")
+        turned = service.desk.turned_at
+        table_shows(table, lambda: service.desk.turned_at > turned + 1.0, timeout=10,
+                    message="the camera loop did not turn")  # a second of frames under the cup
+        assert len(table.session.record.events) == before and not table.snapshot()["held"]
+        answer = service.reveal_now()  # the host panel's Reveal, as the table's button
+        assert answer.startswith(("read", "held")), answer
         if table.snapshot()["held"]:  # the reader was unsure: the host panel shows it for a fix
             assert table.host_view()["held_reading"]["photo"] is not None
         else:
@@ -179,7 +203,7 @@ def test_in_the_demo_dice_are_read_when_the_cup_comes_off_without_any_button(tmp
 
 def test_companion_demo_prints_the_url_and_pin_and_stops_on_sigterm(tmp_path):
     process = subprocess.Popen(
-        [sys.executable, "-m", "companion", "demo", "--port", "0", "--data-dir", str(tmp_path)],
+        [sys.executable, "-m", "companion", "demo", "--port", "0", "--data-dir", str(tmp_path), "--host", "127.0.0.1"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
     try:
@@ -191,6 +215,8 @@ def test_companion_demo_prints_the_url_and_pin_and_stops_on_sigterm(tmp_path):
             url = url or (re.search(r"Slate:\s+(http://127\.0\.0\.1:\d+/)", line) or [None, None])[1]
             pin = (re.search(r"Host PIN:\s+(\d{6})", line) or [None, None])[1]
         assert url and pin, "".join(lines)
+        rest = "".join(process.stdout.readline() for _ in range(2))
+        assert "Only this computer can open it" in rest and "companion demo --host 0.0.0.0" in rest
         with urllib.request.urlopen(url + "api/state", timeout=5) as response:
             state = json.loads(response.read())
         assert state["devices"]["buttons"]["status"] == "demo"
@@ -217,3 +243,18 @@ def test_a_long_demo_does_not_grow_the_mock_pins_history(tmp_path):
         assert len(led.states) <= 100
     finally:
         service.stop()
+
+
+def test_the_demo_listens_for_tablets_by_default_and_says_so(tmp_path):
+    from companion.appliance.cli import demo, serve
+
+    parser = __import__("argparse").ArgumentParser()
+    demo.add_arguments(parser)
+    args = parser.parse_args(["--data-dir", str(tmp_path)])
+    assert args.host is None  # the [web] host: 0.0.0.0, as --help says
+    assert "0.0.0.0" in parser.format_help() and "this computer only" in parser.format_help()
+    service = TableService(parse_config({}), tmp_path, demo=True, port=0)
+    assert service.host == "0.0.0.0"
+    note = "\n".join(serve.reach_note(service))
+    assert "every network interface" in note and "--host 127.0.0.1" in note
+    assert "127.0.0.1" not in service.url  # the address printed, and the slate's QR code, reach the LAN

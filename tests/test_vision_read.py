@@ -91,6 +91,20 @@ def test_a_doubt_beside_a_read_die_flags_the_read_only_when_it_looks_like_a_die(
     assert reading.flagged == flagged
     if flagged:
         assert "(238,200) may be a die" in reading.reason
+        assert reading.doubtful == ((218, 180, 258, 220),)  # where it lies, for the host's photo
+    else:
+        assert reading.doubtful == ()
+
+
+def test_a_photo_reads_the_same_after_the_memory_of_a_reading_is_given_back():
+    from hardware.vision import release
+
+    path, dice, truth = FIXTURE_PHOTOS[0].values
+    frame = cv2.imread(str(path))
+    first = read_dice(frame, dice, expect=len(truth) + 1)  # the hard look, at the frame's own pixels
+    release()
+    again = read_dice(frame, dice, expect=len(truth) + 1)
+    assert again == first
 
 
 def test_an_empty_table_is_flagged_not_read_as_no_dice():

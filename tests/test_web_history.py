@@ -192,7 +192,7 @@ def test_stats_count_games_and_wins_per_player_with_a_chart():
 def test_stats_without_games():
     app, _ = make_app()
     html = app.test_client().get("/stats").get_data(as_text=True)
-    assert "No finished games yet" in html
+    assert "No games played to the end yet" in html
 
 
 def test_an_oversized_upload_is_refused_with_a_message():
@@ -249,3 +249,80 @@ def test_a_game_whose_stored_players_or_meta_are_damaged_does_not_break_the_hist
         assert "Ed" in client.get("/stats").get_data(as_text=True)  # the readable games still count
         damaged = client.get("/api/games/1")
         assert damaged.status_code == 422 and "game 1" in damaged.get_json()["error"]  # said, not a crash
+
+
+def import_file(client, headers, text):
+    return client.post("/host/import", data={"record": (io.BytesIO(text.encode()), "game.json")},
+                       headers=headers, content_type="multipart/form-data")
+
+
+def test_a_record_already_stored_is_recognised_and_not_imported_again():
+    app, table = make_app()
+    client = app.test_client()
+    headers = login(client)
+    game_id = finished_tregald(table)
+    exported = client.get(f"/games/{game_id}.json").get_data(as_text=True)
+    again = import_file(client, headers, exported)  # this table's own game, exported and brought back
+    assert again.status_code == 409
+    assert again.get_json()["error"] == f"that record is already stored here as game {game_id}: nothing was imported"
+    _, source = make_app()
+    text = source.store.load(finished_tregald(source, players=("Ann", "Ben", "Dov"), seed=4)).to_json()
+    first = import_file(client, headers, text)
+    assert first.status_code == 200
+    twice = import_file(client, headers, text)
+    assert twice.status_code == 409 and first.get_json()["game_id"] in twice.get_json()["error"]
+    assert len(table.store.list_games()) == 2
+    html = client.get("/stats").get_data(as_text=True)
+    assert re.search(r"<tr><td>Ann</td><td>2</td>", html)  # each game counted once
+    changed = json.loads(text)
+    changed["events"] = changed["events"][:-1]  # another game (one turn short): not the same record
+    assert import_file(client, headers, json.dumps(changed)).status_code == 200
+
+
+def test_a_game_ended_early_is_shown_as_such_and_not_counted_in_the_stats():
+    app, table = make_app()
+    finished_tregald(table, seed=3)
+    table.start_game("tregald", ["Ann", "Ben", "Cara"], {"rounds": 3})
+    table.submit(Declaration(0, 2, "red"))
+    table.end_game("pizza arrived")
+    early = table.game_id
+    client = app.test_client()
+    games = client.get("/games").get_data(as_text=True)
+    row = games[games.index(f'href="/games/{early}"'):]
+    assert "ended early" in row[:row.index("</tr>")]
+    assert games.count("ended early</span>") == 1  # the game played out is not marked
+    assert "ended early" in client.get(f"/games/{early}").get_data(as_text=True)
+    html = client.get("/stats").get_data(as_text=True)
+    assert re.search(r"<tr><td>Ann</td><td>1</td>", html)  # the ended game is not a game played
+    assert "(1 game here)" in html
+
+
+def test_start_times_are_shown_in_the_tables_local_time(monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        app, table = make_app()
+        game_id = finished_tregald(table)
+        record = table.store.load(game_id)
+        stamp = record.meta["started"]
+        html = app.test_client().get("/games").get_data(as_text=True)
+        local = time.strftime("%a %d %b %Y, %H:%M", time.localtime(
+            __import__("calendar").timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ"))))
+        assert f'<time datetime="{stamp}">{local}</time>' in html and stamp.replace("T", " ") not in html
+        page = app.test_client().get(f"/games/{game_id}").get_data(as_text=True)
+        assert f">{local}</time>" in page
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+def test_every_stat_is_explained_on_the_page():
+    app, table = make_app()
+    finished_tregald(table)
+    html = app.test_client().get("/stats").get_data(as_text=True)
+    terms = re.findall(r"<dt>([^<]+)</dt><dd>", html)
+    headers = re.findall(r"<th>([^<]+)</th>", html.split('<table class="list stats">')[1].split("</thead>")[0])
+    assert [h for h in headers if h != "Player"] == terms  # each column has its explanation
+    assert "Bluffs that worked" in terms and "no caller doubted" in html

@@ -530,7 +530,8 @@ def test_held_reading_is_shown_to_the_host_and_confirmed_by_dice_entry(host):
     table.submit(ChipCall(2, "green"))
     assert table.offer_reading(OfferedReading(["red", "red"], flagged=True, reason="two dice touch"), photo=b"\xff\xd8x") == "held"
     view = client.get("/host/state").get_json()
-    assert view["held_reading"]["reason"] == "two dice touch" and view["held_reading"]["photo"]
+    assert view["held_reading"]["reason"] == "3 dice not found: tap where they are, or type them; two dice touch"
+    assert view["held_reading"]["photo"] and view["held_reading"]["missing"] == [{"box": None}] * 3
     assert view["players"] == ["Ann", "Ben", "Cara"] and view["options"]["rounds"] == 1
     stale = client.post("/host/dice", json={"values": ["red"] * 5, "readings": 1}, headers=headers)
     assert stale.status_code == 409 and "a reading came in" in stale.get_json()["error"]  # filled against another state
@@ -636,3 +637,61 @@ def test_a_green_and_a_yellow_press_are_the_same_length_asked_and_answered(host)
         sizes.append(len(response.get_data()))
     assert sizes[0] == sizes[2] and sizes[1] == sizes[3]
     assert [e.chip for e in table.session.record.events[1:]] == ["green", "yellow"]
+
+
+def a_held_reading_of_three_dice(table):
+    """Tregald waiting for 5 chance cubes; the camera read 3 (the second doubted) and saw
+    one more die-like thing it could not read (at photo pixels 300..340)."""
+    table.submit(Declaration(0, 2, "red"))
+    table.submit(ChipCall(1, "green"))
+    table.submit(ChipCall(2, "green"))
+    reading = OfferedReading(["red", "blue", "red"], boxes=[(10, 10, 50, 50), (100, 10, 140, 50), (200, 10, 240, 50)],
+                             flagged=True, reason="something at (521,686) may be a die I cannot read: please check",
+                             unsure=[1], suspects=[(300, 10, 340, 50)])
+    assert table.offer_reading(reading, photo=b"\xff\xd8x") == "held"
+
+
+def test_a_held_reading_names_what_to_do_in_words_and_where_each_missing_die_lies(host):
+    client, headers, table = host
+    start_tregald(client, headers)
+    a_held_reading_of_three_dice(table)
+    held = client.get("/host/state").get_json()["held_reading"]
+    assert held["reason"] == "2 dice not found: tap where they are, or type them; 1 die unclear: tap it to pick its value"
+    assert "521" not in held["reason"]  # camera pixels mean nothing on the scaled photo
+    assert [d["unsure"] for d in held["dice"]] == [False, True, False]
+    assert held["missing"] == [{"box": [300, 10, 340, 50]}, {"box": None}]  # one where it was seen, one beside
+    assert held["expected"] == 5 and held["extra"] == 0
+
+
+def test_dice_with_one_unset_are_refused_and_nothing_is_entered(host):
+    client, headers, table = host
+    start_tregald(client, headers)
+    a_held_reading_of_three_dice(table)
+    before = len(table.session.record.events)
+    form = {"values": ["red", "", "red", "blue", ""], "csrf_token": headers["X-CSRF-Token"]}
+    refused = client.post("/host/dice", data=form, headers={**headers, "Accept": "application/json"})
+    assert refused.status_code == 422 and refused.get_json()["error"].startswith("2 dice are not set yet")
+    as_json = client.post("/host/dice", json={"values": ["red", None, "red", "blue", "blue"]}, headers=headers)
+    assert as_json.status_code == 422 and as_json.get_json()["error"].startswith("1 die is not set yet")
+    assert len(table.session.record.events) == before and table.host_view()["held_reading"] is not None
+    form["values"] = ["red", "red", "red", "blue", "blue"]
+    assert client.post("/host/dice", data=form, headers={**headers, "Accept": "application/json"}).status_code == 200
+    assert table.session.record.events[-1].values == ("red", "red", "red", "blue", "blue")
+    photo = table.snapshot()["photo"]  # the missing die seen on the photo keeps its place there
+    assert [d["box"] for d in photo["dice"]] == [[10, 10, 50, 50], [100, 10, 140, 50], [200, 10, 240, 50],
+                                                 [300, 10, 340, 50], None]
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"kind": "upgrade_die", "seat": "0"}, "Upgrading a die needs the die's size (d4, d6, ...): choose it and try again"),
+    ({"kind": "declaration", "seat": "0", "face": "red"}, "A declaration needs the count: choose it and try again"),
+    ({"kind": "declaration", "seat": "0", "count": "3", "face": "red", "colour": "x"},
+     "A declaration takes no colour: leave it empty"),
+    ({"kind": "teleport", "seat": "0"}, "that is not an action the table knows ('teleport'): choose one from the panel"),
+])
+def test_a_malformed_action_is_refused_in_words_a_host_can_act_on(host, fields, message):
+    client, headers, table = host
+    start_tregald(client, headers)
+    response = client.post("/host/event", data=fields, headers=headers)
+    assert response.status_code == 400 and response.get_json()["error"] == message
+    assert "field" not in message and "malformed" not in message

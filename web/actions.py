@@ -95,16 +95,58 @@ def event_from(data: Mapping[str, Any], kind: str | None = None) -> Event:
     try:
         return from_dict(fields)
     except BadRecord as exc:
-        abort(400, f"that {fields.get('kind') or 'action'} is malformed: {exc}")
+        abort(400, unreadable(fields.get("kind"), exc))
+
+
+#: What the host panel calls each action and each field, for a refusal a host can act on.
+ACTION_WORDS = {
+    "declaration": "a declaration", "bid": "a bid", "stake": "a stake", "discard": "dropping dice",
+    "colour_call": "a colour call", "chip_call": "a chip call", "challenge": "a challenge",
+    "upgrade_die": "upgrading a die", "downgrade_die": "downgrading a die", "add_die": "adding a die",
+    "remove_die": "removing a die", "wild_face": "making a face wild",
+}
+FIELD_WORDS = {
+    "seat": "the seat", "size": "the die's size (d4, d6, ...)", "steps": "how many steps",
+    "face": "the face", "count": "the count", "quantity": "the quantity", "amount": "the stake",
+    "dice": "the die sizes", "chip": "the chip", "colour": "the colour", "values": "the dice",
+}
+
+
+def unreadable(kind: Any, exc: BadRecord) -> str:
+    """A malformed action in words ("Upgrading a die needs the die's size (d4, d6, ...):
+    choose it and try again"), never the record's field syntax."""
+    action = ACTION_WORDS.get(kind) if isinstance(kind, str) else None
+    if action is None:
+        return f"that is not an action the table knows ({kind!r}): choose one from the panel" \
+            if kind else "choose what to do first"
+    field = FIELD_WORDS.get(exc.field or "", "a value")
+    what = action[0].upper() + action[1:]
+    if exc.reason == "missing":
+        return f"{what} needs {field}: choose it and try again"
+    if exc.reason.startswith("unexpected field"):
+        return f"{what} takes no {field.removeprefix('the ')}: leave it empty"
+    if exc.reason.startswith("expected "):
+        return f"{what}: {field} must be {exc.reason.removeprefix('expected ').split(', got ')[0]}"
+    return f"{what} could not be read: {exc.reason}"
 
 
 def dice_values(data: Mapping[str, Any]) -> list[Any]:
+    """The dice the host entered. A die left unset (an empty value: the panel sends one for
+    each die not yet picked) refuses them all: nothing is entered for a die nobody set."""
     values = data.get("values")
     if values is None:
         abort(400, "no dice values were sent")
     if request.is_json:
         if not isinstance(values, list):
             abort(400, "values must be a list")
+        unset = sum(1 for v in values if v is None or (isinstance(v, str) and not v.strip()))
+    else:
+        listed = request.form.getlist("values") if "values" in request.form else [values]
+        unset = sum(1 for v in listed if not str(v).strip())
+    if unset:
+        abort(422, f"{unset} {'die is' if unset == 1 else 'dice are'} not set yet: tap each one on the photo, "
+                   "or pick its value, then enter the dice")
+    if request.is_json:
         return values
     return [face(v) for v in split_list(values)]
 

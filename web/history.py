@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import calendar
 import importlib
 import json
+import time
 from typing import Any
 
 from flask import Blueprint, Response, abort, render_template
 
+from companion.history import ended_early
+from companion.rules import BadRecord
 from web.bounds import shown
 from web.guard import csrf_token, is_host
 from web.records import game_summaries, record_csv, stats_entries
@@ -35,7 +39,12 @@ def games():
 
 @bp.get("/games/<game_id>")
 def game(game_id: str):
-    return render_template("game.html", entry=entry_or_404(game_id))
+    entry = entry_or_404(game_id)
+    try:
+        early = entry["summary"].get("finished") and ended_early(companion()["table"].store.load(entry["id"]))
+    except (KeyError, LookupError, BadRecord):
+        early = False
+    return render_template("game.html", entry=dict(entry, ended_early=bool(early)))
 
 
 @bp.get("/games/<game_id>.json")
@@ -55,8 +64,23 @@ def game_csv(game_id: str):
 
 @bp.get("/stats")
 def stats():
-    rows, detailed = player_rows(stats_entries(companion()["table"]))
-    return render_template("stats.html", rows=rows, detailed=detailed, chart=chart(rows))
+    early: list[str] = []
+    rows, detailed = player_rows(stats_entries(companion()["table"], early))
+    return render_template("stats.html", rows=rows, detailed=detailed, chart=chart(rows), early=early)
+
+
+@bp.app_template_filter("local_time")
+def local_time(stamp: Any) -> str:
+    """A record's time stamp ("2026-11-26T01:29:07Z", UTC) in the table's own local time
+    (the companion's clock and time zone: the room the table is in), as people read it;
+    anything else as it is."""
+    if not isinstance(stamp, str):
+        return "" if stamp is None else str(stamp)
+    try:
+        moment = calendar.timegm(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ"))
+    except ValueError:
+        return stamp
+    return time.strftime("%a %d %b %Y, %H:%M", time.localtime(moment))
 
 
 def player_rows(entries) -> tuple[list[dict[str, Any]], bool]:

@@ -152,6 +152,7 @@ def state():
     view["options"] = dict(current.record.options) if current is not None else {}
     view["players"] = list(current.record.players) if current is not None else []
     view["camera"] = companion()["on_reveal"] is not None
+    view["button_words"] = dict(current.game.button_words) if current is not None else {}
     return jsonify(view)
 
 

@@ -12,6 +12,7 @@ import json
 import logging
 from typing import Any
 
+from companion.history import ended_early
 from companion.rules import BadRecord, GameRecord, RulesError, get_game
 
 log = logging.getLogger("web.records")
@@ -27,7 +28,16 @@ def game_summaries(table) -> list[dict[str, Any]]:
         game["title"] = (game.get("slate") or {}).get("title") or game_title(game.get("game", ""))
         if game.get("id") == table.game_id and not game.get("finished"):
             game["current"] = True
+        # a game with a winner was played out: only the others' records are read
+        game["ended_early"] = bool(game.get("finished")) and not game.get("winner") and _ended_early(table, game["id"])
     return games
+
+
+def _ended_early(table, game_id: str) -> bool:
+    try:
+        return ended_early(table.store.load(game_id))
+    except (KeyError, LookupError, BadRecord):
+        return False
 
 
 def game_title(name: str) -> str:
@@ -56,9 +66,11 @@ def record_csv(entry: dict[str, Any]) -> str:
     return out.getvalue()
 
 
-def stats_entries(table) -> list[tuple[GameRecord, dict[str, Any]]]:
-    """Every finished game with its final slate. The running game stays out: its
-    unrevealed calls must not move anyone's numbers."""
+def stats_entries(table, early: list[str] | None = None) -> list[tuple[GameRecord, dict[str, Any]]]:
+    """Every game played to its end, with its final slate. The running game stays out
+    (its unrevealed calls must not move anyone's numbers), and so does a game the host
+    ended early: it was not played, and counting it would give its leader a win. Their
+    ids go into `early` when given, for the page to say so."""
     entries = []
     for summary in table.store.list_games():
         if not summary.get("finished"):
@@ -69,6 +81,10 @@ def stats_entries(table) -> list[tuple[GameRecord, dict[str, Any]]]:
             continue
         except BadRecord as exc:  # a damaged row: the other games still count
             log.warning("game %s is left out of the statistics: %s", summary["id"], exc)
+            continue
+        if ended_early(record):
+            if early is not None:
+                early.append(str(summary["id"]))
             continue
         entries.append((record, summary.get("slate")))
     return entries

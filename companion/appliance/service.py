@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from companion.appliance import backup, meetup, watchdog
 from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials
+from companion.appliance.memory import hand_big_buffers_back
 from companion.projection import SeatsView
 from companion.rules import BadRecord, IllegalAction, UnknownGame
 from companion.store import SqliteStore
@@ -86,6 +87,7 @@ class TableService:
 
     def start(self) -> None:
         """Bring the table up; ServiceError (nothing left open) when it cannot start."""
+        hand_big_buffers_back()  # camera frames and readings: memory that goes back (memory.py)
         try:
             self._claim_data_dir()
             self.store = SqliteStore.in_dir(self.data_dir)

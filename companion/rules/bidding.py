@@ -283,10 +283,12 @@ class BiddingGame(Game):
                           dice=DiceRequest(kind="pips", count=2, seat=waiting[0], purpose="roll for the start"))
         if state.phase == BIDDING:
             name = state.players[state.turn]
+            faces = tuple(range(1, 7))  # a face from 1 to 6 (Leira's Dice: or the total, see there)
             if state.bid is None:
-                return Prompt(BIDDING, f"{name} opens round {state.round} with a bid", seats=(state.turn,), wants=("bid",))
+                return Prompt(BIDDING, f"{name} opens round {state.round} with a bid", seats=(state.turn,), wants=("bid",),
+                              bid_faces=faces)
             text = f"{name}: raise {state.players[state.bid.seat]}'s bid of {self.bid_text(state, state.bid)} or challenge it"
-            return Prompt(BIDDING, text, seats=(state.turn,), wants=("bid", "challenge"))
+            return Prompt(BIDDING, text, seats=(state.turn,), wants=("bid", "challenge"), bid_faces=faces)
         if state.phase == REVEAL:
             request = self.reveal_request(state)
             how = "the host types in the faces of" if request.kind == "polyhedral" else "show"

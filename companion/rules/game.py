@@ -109,7 +109,8 @@ class Prompt:
     """Whose turn it is and what may happen next, in table words.
 
     `seats` may act now (for calls: those still to call are listed in `waiting`);
-    `wants` lists event kinds accepted now; `dice` is set when a reading is expected.
+    `wants` lists event kinds accepted now; `dice` is set when a reading is expected;
+    `bid_faces`, while a bid is wanted, the faces it may name (None: a bid on the total).
     """
 
     phase: str
@@ -118,6 +119,7 @@ class Prompt:
     wants: tuple[str, ...] = ()
     dice: DiceRequest | None = None
     waiting: tuple[int, ...] = ()
+    bid_faces: tuple[int | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -202,6 +204,9 @@ class Game:
     #: every phone on every change. A game whose rules name none takes twelve.
     max_players: ClassVar[int] = 12
     options: ClassVar[tuple[Option, ...]] = ()
+    #: What a seat's table buttons mean in this game, where the colour alone does not say
+    #: ("green": "Val (red)"), for the host panel's virtual buttons.
+    button_words: ClassVar[Mapping[str, str]] = {}
 
     # --- set-up -----------------------------------------------------------------
 

@@ -78,7 +78,8 @@ class LeirasDiceGame(BiddingGame):
     def prompt(self, state: TableState) -> Prompt:
         prompt = super().prompt(state)
         if state.phase == "bidding" and self.total_mode(state):
-            return replace(prompt, text=prompt.text + " (one die each: bid on the total of both dice, 2 to 12)")
+            return replace(prompt, text=prompt.text + " (one die each: bid on the total of both dice, 2 to 12)",
+                           bid_faces=(None,))
         return prompt
 
     def bid_text(self, state: TableState, bid: Bid) -> str:

@@ -45,6 +45,7 @@ class TregaldState(GameState):
 class TregaldGame(Game):
     name = "tregald"
     title = "Tregald"
+    button_words = {"green": "believes", "yellow": "doubts"}
     credit = "Tregald by Kevin Van Ryswyck (graphics Rick Scott), Games of the Galaxy project: www.gamesofthegalaxy.com"
     options = (
         Option("dice", "chance", "five chance cubes (declare N red or blue) or five spike dice (declare N of a face)",

@@ -51,6 +51,7 @@ def runs(results: tuple[bool, ...], length: int = RUN) -> int:
 class ValDesGame(Game):
     name = "val-des"
     title = "Val-Des"
+    button_words = {button: f"calls {CALL_NAMES[colour]}" for button, colour in BUTTONS.items()}
     aliases = ("valdes", "val_des")
     credit = "Val-Des by Kevin Van Ryswyck (graphics Michael, Rick Scott), Games of the Galaxy project: www.gamesofthegalaxy.com"
     options = (

@@ -31,11 +31,13 @@ class Sight:
     flagged: bool = False
     reason: str | None = None
     unsure: tuple[int, ...] = ()  # which dice (indices) the reader doubts: marked for the host
+    # where something that may be a die was seen but not read: a missing die is shown there
+    suspects: tuple[tuple[int, int, int, int], ...] = ()
 
     def offered(self) -> OfferedReading:
         """This sight as the table takes a reading (`Table.offer_reading`)."""
         return OfferedReading(self.values, self.boxes, self.confidences, self.flagged, self.reason,
-                              frozenset(self.unsure))
+                              frozenset(self.unsure), self.suspects)
 
 
 class DiceReader(Protocol):
@@ -93,21 +95,23 @@ def same_throw(now: Sight, before: Sight) -> bool:
 def encode_photo(image: np.ndarray, sight: Sight | None = None, quality: int = 85) -> tuple[bytes, Sight | None]:
     """A JPEG the slate can show, and the sight with its boxes in that JPEG's pixels.
 
-    The photo is the plain frame cropped around the dice (so they are large on a slate
-    read from across the table) and at most PHOTO_WIDTH wide. The slate and the host
+    The photo is the plain frame cropped around the dice and anything that may be one (so
+    they are large on a slate read from across the table) and at most PHOTO_WIDTH wide. The slate and the host
     panel draw each die's box and value over it, so a value the host corrects is shown
     corrected.
     """
     boxes = list(sight.boxes) if sight is not None else []
+    suspects = list(sight.suspects) if sight is not None else []
     height, width = image.shape[:2]
     x0 = y0 = 0
-    if boxes:
-        side = max(max(b[2] - b[0], b[3] - b[1]) for b in boxes)
+    around = boxes + suspects  # a die that may be missing stays in the photo too
+    if around:
+        side = max(max(b[2] - b[0], b[3] - b[1]) for b in around)
         margin = max(2 * side, min(width, height) // 10)
-        x0 = max(0, min(b[0] for b in boxes) - margin)
-        y0 = max(0, min(b[1] for b in boxes) - margin)
-        x1 = min(width, max(b[2] for b in boxes) + margin)
-        y1 = min(height, max(b[3] for b in boxes) + margin)
+        x0 = max(0, min(b[0] for b in around) - margin)
+        y0 = max(0, min(b[1] for b in around) - margin)
+        x1 = min(width, max(b[2] for b in around) + margin)
+        y1 = min(height, max(b[3] for b in around) + margin)
         image = image[y0:y1, x0:x1]
         height, width = image.shape[:2]
     scale = 1.0
@@ -117,7 +121,9 @@ def encode_photo(image: np.ndarray, sight: Sight | None = None, quality: int = 8
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if not ok:
         raise ValueError("could not encode the reveal photo")
-    if boxes:
-        moved = tuple(tuple(round((v - (x0, y0)[i % 2]) * scale) for i, v in enumerate(box)) for box in boxes)
-        sight = dataclasses.replace(sight, boxes=moved)
+    if boxes or suspects:
+        def moved(box):  # camera pixels -> the photo's own, so the marks land on the dice
+            return tuple(round((v - (x0, y0)[i % 2]) * scale) for i, v in enumerate(box))
+
+        sight = dataclasses.replace(sight, boxes=tuple(map(moved, boxes)), suspects=tuple(map(moved, suspects)))
     return data.tobytes(), sight

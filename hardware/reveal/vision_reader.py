@@ -65,15 +65,19 @@ class VisionReader:
         if kind == "spike" and (self._profile is None or not self._profile.taught):
             return Sight((), (), (), True, "spike dice need a taught profile (companion teach spike)")
         sure = getattr(self._config, "min_confidence", 0.8)
-        reading = self._vision.read_dice(
-            frame, kind, profile=self._profile if kind == "spike" else None,
-            roi=getattr(self._config, "roi", None), min_confidence=sure,
-            empty_table=self._empty_table, occluder_fraction=getattr(self._config, "occluder_fraction", 0.12),
-            expect=expect, die_px=getattr(self._config, "die_size", None),
-        )
+        try:
+            reading = self._vision.read_dice(
+                frame, kind, profile=self._profile if kind == "spike" else None,
+                roi=getattr(self._config, "roi", None), min_confidence=sure,
+                empty_table=self._empty_table, occluder_fraction=getattr(self._config, "occluder_fraction", 0.12),
+                expect=expect, die_px=getattr(self._config, "die_size", None),
+            )
+        finally:
+            self._vision.release()  # readings are seconds apart at least: their working memory goes back
         return Sight(tuple(d.value for d in reading.dice), tuple(tuple(d.box) for d in reading.dice),
                      tuple(float(d.confidence) for d in reading.dice), reading.flagged, reading.reason,
-                     tuple(i for i, d in enumerate(reading.dice) if d.confidence < sure))
+                     tuple(i for i, d in enumerate(reading.dice) if d.confidence < sure),
+                     tuple(tuple(box) for box in reading.doubtful))
 
     @staticmethod
     def ready_factory(vision_config) -> Callable[[], ReadySignal]:

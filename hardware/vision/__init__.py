@@ -2,11 +2,13 @@
 
 Public names (others code against these):
 read_dice, Reading, DieReading, UnreadableFrame, load_picture, annotate, ReadyToRead,
-ReadyState, EmptyTable, SpikeProfile, teach_spike, VisionConfig.
+ReadyState, EmptyTable, SpikeProfile, teach_spike, VisionConfig, release (after a reading:
+its working memory goes back).
 """
 
 from hardware.vision.annotate import annotate
 from hardware.vision.config import VisionConfig, VisionConfigError
+from hardware.vision.networks import release
 from hardware.vision.pictures import load_picture
 from hardware.vision.reader import read_dice, teach_spike
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
@@ -16,5 +18,5 @@ from hardware.vision.spike import SpikeProfile, SpikeProfileError
 __all__ = [
     "DieReading", "EmptyTable", "Reading", "ReadyState", "ReadyToRead", "SpikeProfile", "SpikeProfileError",
     "UnreadableFrame", "VisionConfig", "VisionConfigError", "annotate", "load_picture", "read_dice",
-    "teach_spike",
+    "release", "teach_spike",
 ]

@@ -234,7 +234,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if timings is not None:
         timings["value"] = timings.get("value", 0.0) + (t1 - t0) * 1000
         timings["checks"] = timings.get("checks", 0.0) + (time.perf_counter() - t1) * 1000
-    return Reading(readings, flagged=reason is not None, reason=reason)
+    return Reading(readings, flagged=reason is not None, reason=reason,
+                   doubtful=tuple(c.box(frame.shape) for c in doubtful))
 
 
 def pip_value(p: np.ndarray) -> tuple[int, float]:

@@ -31,6 +31,9 @@ class Reading:
     dice: tuple[DieReading, ...]
     flagged: bool = False
     reason: str | None = None
+    # Boxes (full-image pixels) of things that may be dice the reader could not read: where
+    # the host is shown a die may be missing.
+    doubtful: tuple[tuple[int, int, int, int], ...] = ()
 
     @property
     def values(self) -> tuple[Value, ...]:

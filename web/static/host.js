@@ -103,9 +103,19 @@
   function renderActions(prompt) {
     const wants = prompt ? prompt.wants : [];
     document.querySelectorAll("[data-wants]").forEach((node) => { node.hidden = !wants.includes(node.dataset.wants); });
-    if (!prompt) return;
+    if (!prompt) return false;
     const first = prompt.seats.length ? prompt.seats[0] : null;
-    document.querySelectorAll(".seat-select").forEach((s) => fillSeats(s, s.dataset.touched ? null : first));
+    document.querySelectorAll(".seat-select").forEach((s) => {
+      /* A seat the host picked holds for this turn only; the next turn's seat is taken up
+         unless the host is mid-edit in that form (a field focused). */
+      const turn = String(first);
+      if (s.dataset.turn !== turn && !(s.form && s.form.contains(document.activeElement))) {
+        delete s.dataset.touched;
+        s.dataset.turn = turn;
+      }
+      fillSeats(s, s.dataset.touched ? null : first);
+    });
+    fillBidFaces(prompt.bid_faces || []);
     const faces = $("f-declaration").querySelector(".face-select");
     const keep = faces.value;
     faces.replaceChildren(...faceChoices().map((f) => { const o = el("option", null, faceText(f)); o.value = f; return o; }));
@@ -121,7 +131,19 @@
       eventButton("\u25CF Des (blue)", "colour blue", { kind: "colour_call", seat, colour: "blue" }),
     ]);
     seatButtons($("f-challenge"), prompt.seats, (seat) => [eventButton("Liar!", "liar", { kind: "challenge", seat })]);
-    renderDiceEntry(prompt.dice);
+    return renderDiceEntry(prompt.dice);
+  }
+
+  /* The bid's faces: those the game takes now (the total only where it allows one), the
+     host's pick kept while it is still one of them, else the first. */
+  function fillBidFaces(faces) {
+    const select = $("f-bid").querySelector("select[name=face]");
+    const keep = select.value;
+    const values = faces.map((f) => (f === null ? "" : String(f)));
+    select.replaceChildren(...faces.map((f) => {
+      const o = el("option", null, f === null ? "total of both dice" : String(f)); o.value = f === null ? "" : f; return o;
+    }));
+    select.value = values.includes(keep) && select.dataset.picked ? keep : (values[0] !== undefined ? values[0] : "");
   }
 
   function valueChoices(kind, sides) {
@@ -130,21 +152,27 @@
     return Array.from({ length: n }, (_, i) => i + 1);
   }
 
-  function dieInput(label, choices, value) {
+  /* One die's value: unset ("?") until someone picks it, so nothing is entered for a die
+     nobody set; `extra`: the reading has dice too many, so "not a die" is a choice. */
+  function dieInput(label, choices, value, extra) {
     const wrap = el("label", "die-input", label);
     const select = el("select");
     select.name = "values";
+    const none = el("option", null, "?"); none.value = ""; select.append(none);
     choices.forEach((c) => { const o = el("option", null, faceText(c)); o.value = c; select.append(o); });
-    if (value !== undefined && value !== null) select.value = value;
+    if (extra) { const o = el("option", null, "not a die"); o.value = window.HeldFix.NOT_A_DIE; select.append(o); }
+    select.value = value !== undefined && value !== null ? value : "";
+    select.addEventListener("change", () => window.HeldFix.changed());
     wrap.append(select);
     return wrap;
   }
 
   function renderDiceEntry(request) {
-    if (!request) { diceKey = null; return; }
-    const held = view.held_reading ? view.held_reading.values : [];
-    const key = JSON.stringify([request, held]);
-    if (key === diceKey) return;
+    if (!request) { diceKey = null; return false; }
+    const reading = view.held_reading;
+    const held = reading ? reading.dice.map((d) => (d.unsure ? null : d.value)) : [];
+    const key = JSON.stringify([request, reading]);
+    if (key === diceKey) return false;
     diceKey = key;
     /* what the form was filled against: a reading that comes in meanwhile makes the table refuse it */
     $("dice-readings").value = view.events.filter((e) => e.kind === "dice" && e.in_force).length;
@@ -160,14 +188,24 @@
         sizes.forEach((sides) => { row.append(dieInput("d" + sides, valueChoices("polyhedral", sides), held[index])); index += 1; });
         box.append(row);
       });
+    } else if (reading) {
+      const extra = reading.extra > 0;
+      reading.dice.forEach((d, i) => box.append(dieInput("die " + (i + 1), valueChoices(request.kind), held[i], extra)));
+      reading.missing.forEach((m, j) => box.append(
+        dieInput("die " + (reading.dice.length + j + 1) + " (not found)", valueChoices(request.kind), null)));
     } else {
-      for (let i = 0; i < request.count; i++) box.append(dieInput("die " + (i + 1), valueChoices(request.kind), held[i]));
+      for (let i = 0; i < request.count; i++) box.append(dieInput("die " + (i + 1), valueChoices(request.kind), null));
     }
+    return true;
   }
 
+  /* The last reading in force, with its values as the latest fix left them. */
   function lastReading() {
     const live = view.events.filter((e) => e.kind === "dice" && e.in_force);
-    return live.length ? live[live.length - 1] : null;
+    if (!live.length) return null;
+    const reading = live[live.length - 1];
+    const fixes = view.events.filter((e) => e.kind === "amend" && e.target === reading.index && e.event);
+    return fixes.length ? Object.assign({}, reading, { values: fixes[fixes.length - 1].event.values }) : reading;
   }
 
   function openPicker(target, index, current) {
@@ -206,21 +244,6 @@
     }
   }
 
-  function renderHeld() {
-    const held = view.held_reading;
-    $("held-card").hidden = !held;
-    if (!held) return;
-    $("held-reason").textContent = held.reason;
-    $("held-frame").hidden = !held.photo;
-    if (held.photo) {
-      const img = $("held-img");
-      img.src = "/photo/" + held.photo;
-      markPhoto(img, $("held-marks"), held.dice, (i) => {
-        const select = $("dice-inputs").querySelectorAll("select")[i];
-        if (select) { select.focus(); select.scrollIntoView({ block: "center" }); }
-      });
-    }
-  }
 
   function renderButtons() {
     const box = $("seat-buttons");
@@ -228,8 +251,9 @@
     view.players.forEach((name, seat) => {
       const row = el("div", "seat-row");
       row.append(el("span", "seat-name", (seat + 1) + ". " + name));
+      const words = view.button_words || {};
       [["green", "chip green"], ["yellow", "chip yellow"], ["liar", "liar"]].forEach(([button, cls]) => {
-        const b = el("button", "press " + cls, button === "liar" ? "Liar!" : button);
+        const b = el("button", "press " + cls, button === "liar" ? "Liar!" : button + (words[button] ? ": " + words[button] : ""));
         b.type = "button"; b.dataset.button = button; b.dataset.seat = seat;
         row.append(b);
       });
@@ -280,6 +304,23 @@
     return form;
   }
 
+  /* An event's details as a line people read: "count 3, face ▲ red (Val)"; a correction
+     says what it changed ("event 4 → dice: ● blue, ▲ red"), never JSON. */
+  function eventLine(e) {
+    const fields = Object.entries(e).filter(([k]) => !["kind", "seat", "index", "in_force"].includes(k))
+      .sort(([a], [b]) => (b === "target") - (a === "target"));  // what a correction corrects comes first
+    return fields.map(([k, v]) => {
+      if (k === "event" && v && typeof v === "object") {
+        const seat = v.seat === undefined || v.seat === null ? "" : " for " + seatName(v.seat);
+        return "now " + String(v.kind).replace(/_/g, " ") + seat + (eventLine(v) ? ": " + eventLine(v) : "");
+      }
+      if (k === "target") return "corrects #" + v;
+      if (Array.isArray(v)) return k + " " + v.map(faceText).join(", ");
+      if (v && typeof v === "object") return k + " " + Object.entries(v).map(([a, b]) => a + " " + b).join(", ");
+      return k.replace(/_/g, " ") + " " + faceText(v);
+    }).join("; ");
+  }
+
   function renderUndo() {
     /* the action Undo means: if another comes in before the tap lands, the table refuses */
     const input = $("undo-expect");
@@ -305,9 +346,7 @@
     $("events").replaceChildren(...view.events.slice().reverse().map((e) => {
       const correction = ["undo", "amend", "end_game"].includes(e.kind);
       const row = el("tr", correction ? "correction" : (e.in_force ? null : "out"));
-      const details = Object.entries(e).filter(([k]) => !["kind", "seat", "index", "in_force"].includes(k))
-        .map(([k, v]) => k + ": " + (Array.isArray(v) ? v.map(faceText).join(", ") : (typeof v === "object" && v !== null ? JSON.stringify(v) : v)))
-        .join("; ");
+      const details = eventLine(e);
       const what = el("td", null, e.kind.replace("_", " "));
       if (e.in_force && EDITABLE.includes(e.kind)) {
         const fix = el("button", "small-button", "fix");
@@ -352,8 +391,8 @@
     $("start-card").hidden = running;
     const abilities = ["upgrade_die", "downgrade_die", "add_die", "remove_die", "wild_face"];
     $("tavern-card").hidden = !running || !view.prompt.wants.some((w) => abilities.includes(w));
-    renderActions(running ? view.prompt : null);
-    renderHeld();
+    const fresh = renderActions(running ? view.prompt : null);
+    window.HeldFix.render(running ? view.held_reading : null, fresh);
     if (slate) { renderFix(); renderButtons(); renderEvents(); renderUndo(); } else { $("fix-card").hidden = true; }
   }
 
@@ -373,11 +412,26 @@
     return out;
   }
 
+  /* The dice: refused here while a die is unset (the button says why; the server refuses
+     too); a die marked "not a die" is left out. */
+  function diceFields(form) {
+    const left = window.HeldFix.unset();
+    if (left) {
+      say(left + (left === 1 ? " die is" : " dice are") + " not set yet: tap each one, or pick its value", true);
+      return null;
+    }
+    const out = new FormData();
+    new FormData(form).forEach((v, k) => { if (!(k === "values" && v === window.HeldFix.NOT_A_DIE)) out.append(k, v); });
+    return out;
+  }
+
   document.querySelectorAll("form.act").forEach((form) => {
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
-      post(form.getAttribute("action"), form.classList.contains("ability") ? abilityFields(form) : new FormData(form));
+      const body = form.id === "f-dice" ? diceFields(form)
+        : (form.classList.contains("ability") ? abilityFields(form) : new FormData(form));
+      if (body) post(form.getAttribute("action"), body);
     });
   });
 
@@ -408,6 +462,7 @@
   playersBox.addEventListener("input", perSeatClasses);
   perSeatClasses();
   document.querySelectorAll(".seat-select").forEach((s) => s.addEventListener("change", () => { s.dataset.touched = "1"; }));
+  $("f-bid").querySelector("select[name=face]").addEventListener("change", (e) => { e.target.dataset.picked = "1"; });
   root.addEventListener("click", (e) => {
     const b = e.target.closest("button.press");
     // "green" and "yellow" differ by a byte: padded, a press of either is the same length

@@ -16,13 +16,16 @@ from companion.appliance.config import ConfigError, load_config, prepare_data_di
 from companion.store import StoreError
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser, *, demo: bool = False) -> None:
     parser.add_argument("--config", type=Path, help="TOML config file (docs/config.md); default: built-in defaults")
     parser.add_argument("--data-dir", type=Path,
-                        help="where games, the host PIN and the cookie key live (default: $STATE_DIRECTORY, "
-                             "else the user data directory)")
+                        help="where games, the host PIN and the cookie key live (default: " + (
+                            "a \"demo\" folder in the user data directory, apart from real games)" if demo else
+                            "$STATE_DIRECTORY, else the user data directory)"))
     parser.add_argument("--port", type=int, help="HTTP port (default: [web] port, 8000); 0 picks a free one")
-    parser.add_argument("--host", help="address to listen on (default: [web] host, 0.0.0.0)")
+    parser.add_argument("--host", help="address to listen on (default: [web] host, 0.0.0.0: every network "
+                                       "interface, so tablets and phones can open the slate; 127.0.0.1: this "
+                                       "computer only)")
     parser.add_argument("--log-level", default="info", choices=("debug", "info", "warning", "error"),
                         help="debug shows button presses, never secret calls above debug (default info)")
 
@@ -41,7 +44,7 @@ def run_service(args: argparse.Namespace, *, demo: bool) -> int:
         overrides = {"camera": {"source": "none"}} if demo else None
         config = load_config(args.config, overrides=overrides)
         data_dir = prepare_data_dir(args.data_dir if args.data_dir is not None else _default_dir(demo))
-        host = args.host or (None if _configured(config, "host") or not demo else "127.0.0.1")
+        host = args.host
         service = TableService(config, data_dir, demo=demo, host=host, port=args.port)
         service.start()
     except (ConfigError, StoreError, ServiceError) as exc:
@@ -65,7 +68,25 @@ def announce(service, *, demo: bool) -> None:
         lines.append(f"Host PIN:   kept in {credentials.pin_file}")
     else:
         lines.append("Host PIN:   as set in the config file ([host] pin)")
+    if demo:
+        lines += reach_note(service)
     print("\n".join(lines), flush=True)
+
+
+def reach_note(service) -> list[str]:
+    """How a tablet opens the demo: it listens on every interface unless told otherwise,
+    so the slate's QR code names an address the tablet can reach; said, with the way to
+    keep it to this computer, or, listening on loopback, the flag that opens it up."""
+    port = service.port
+    if service.host in ("0.0.0.0", "::", ""):
+        return [f"This computer: http://127.0.0.1:{port}/",
+                "Listening on every network interface: a tablet or phone on this network opens the slate",
+                "at the address above or by its QR code. Anyone on the network can see the slate; the host",
+                "panel asks for the PIN. To keep the demo to this computer: companion demo --host 127.0.0.1"]
+    if service.host.startswith("127.") or service.host in ("localhost", "::1"):
+        return ["Only this computer can open it. For a tablet or phone on this network:",
+                "companion demo --host 0.0.0.0 (anyone on the network can then see the slate)"]
+    return []
 
 
 def setup_logging(level: str) -> None:
@@ -74,10 +95,6 @@ def setup_logging(level: str) -> None:
     fmt = "%(levelname)s %(name)s: %(message)s" if under_journald else "%(asctime)s %(levelname)s %(name)s: %(message)s"
     logging.basicConfig(stream=sys.stdout, level=getattr(logging, level.upper()), format=fmt, force=True)
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)
-
-
-def _configured(config, key: str) -> bool:
-    return key in (config.raw.get("web") or {})
 
 
 def _default_dir(demo: bool) -> Path | None:

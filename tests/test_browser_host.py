@@ -1,0 +1,153 @@
+"""The host panel in headless Chromium: a held reading fixed with one tap per die, and the
+panel's everyday friction (the seat menu, the bid face, the record's lines, the chips after
+a fix). Served by waitress as in production; helpers shared with the slate's browser tests."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.readings import OfferedReading
+from companion.rules import Bid, Declaration
+from test_browser_slate import ARTIFACTS, browser, log_in, served, wait_js  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.browser
+
+
+def felt_with_cubes() -> tuple[bytes, list[tuple[int, int, int, int]]]:
+    """A 640x360 JPEG of five chance cubes on felt, left to right: red, blue, red, then two
+    more red; their boxes in the photo's pixels."""
+    image = np.full((360, 640, 3), (40, 90, 40), np.uint8)
+    boxes = []
+    for i, colour in enumerate([(40, 40, 215), (215, 110, 40), (40, 40, 215), (40, 40, 215), (40, 40, 215)]):
+        x, y = 40 + i * 120, 140
+        cv2.rectangle(image, (x, y), (x + 70, y + 70), colour, -1)
+        boxes.append((x, y, x + 70, y + 70))
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    assert ok
+    return data.tobytes(), boxes
+
+
+def test_a_held_reading_with_two_dice_missing_and_one_doubtful_is_fixed_with_one_tap_per_die(browser, served):
+    server, table, _ = served
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
+    table.submit(Declaration(0, 3, "red"))
+    table.press(1, "green")
+    photo, boxes = felt_with_cubes()
+    # Read: dice 1-3 (die 2 doubted); the fourth cube was seen but not read, the fifth not seen.
+    reading = OfferedReading(["red", "red", "red"], boxes=boxes[:3], flagged=True, unsure=[1], suspects=[boxes[3]],
+                             reason="something at (1521,686) may be a die I cannot read: please check")
+    assert table.offer_reading(reading, photo=photo) == "held"
+    host = browser.new_page(viewport={"width": 390, "height": 844})  # the host's phone
+    log_in(host, server.url)
+    host.wait_for_selector("#held-card:not([hidden])")
+    wait_js(host, "document.getElementById('held-img').naturalWidth === 640")
+    assert host.inner_text("#held-reason") == \
+        "2 dice not found: tap where they are, or type them; 1 die unclear: tap it to pick its value"
+    marks = host.locator("#held-marks .mark")
+    assert marks.count() == 4  # three read, one missing where it was seen
+    assert host.locator("#held-marks .mark.unsure:not(.missing)").count() == 1
+    assert host.locator("#held-marks .mark.missing").count() == 1
+    assert host.locator("#held-unplaced .slot").count() == 1  # the fifth, beside the photo
+    mark_box = marks.nth(3).locator("rect")
+    assert [int(mark_box.get_attribute(a)) for a in ("x", "y")] == [boxes[3][0], boxes[3][1]]  # photo pixels
+    selects = host.locator("#dice-inputs select")
+    assert [selects.nth(i).input_value() for i in range(5)] == ["red", "", "red", "", ""]  # nothing invented
+    assert host.is_disabled("#dice-enter")
+    assert host.inner_text("#dice-unset").startswith("3 dice are not set yet")
+
+    # the host presses Enter anyway (a form submitted by the keyboard): refused, nothing entered
+    host.evaluate("document.getElementById('f-dice').requestSubmit()")
+    host.wait_for_selector(".host-message.error-message")
+    assert "3 dice are not set yet" in host.inner_text("#message")
+    assert len(table.session.record.events) == 2
+
+    # one tap per die: the doubtful die is in hand first, then each missing one in turn
+    assert "Die 2 (looks like" in host.inner_text("#held-picker-title")
+    host.click("#held-picker-values button[data-value=blue]")
+    assert host.inner_text("#held-picker-title").startswith("Die 4 (not found)")
+    assert host.is_disabled("#dice-enter")
+    host.click("#held-picker-values button[data-value=red]")
+    assert host.inner_text("#held-picker-title").startswith("Die 5 (not found)")
+    assert host.is_disabled("#dice-enter")
+    host.click("#held-picker-values button[data-value=blue]")
+    assert host.is_enabled("#dice-enter") and host.is_hidden("#dice-unset")
+    assert host.locator("#held-marks .mark.set").count() == 4  # every die on the photo now has its value
+    assert host.inner_text("#held-unplaced .slot").endswith("blue")
+    host.screenshot(path=str(ARTIFACTS / "host-held-fixed.png"), full_page=True)
+    host.click("#dice-enter")
+    host.wait_for_selector("#held-card[hidden]", state="attached")
+    assert table.session.record.events[-1].values == ("red", "blue", "red", "red", "blue")
+    assert host.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_tapping_a_sure_die_on_the_held_photo_puts_it_in_hand_to_change(browser, served):
+    server, table, _ = served
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
+    table.submit(Declaration(0, 1, "blue"))
+    table.press(1, "green")
+    photo, boxes = felt_with_cubes()
+    values = ["red", "blue", "red", "red", "red"]
+    reading = OfferedReading(values, boxes=boxes, flagged=True, reason="die 5 is blurred", unsure=[4])
+    assert table.offer_reading(reading, photo=photo) == "held"
+    host = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(host, server.url)
+    host.wait_for_selector("#held-card:not([hidden])")
+    wait_js(host, "document.querySelectorAll('#held-marks .mark').length === 5")
+    assert host.inner_text("#held-reason") == "1 die unclear: tap it to pick its value; die 5 is blurred"
+    host.screenshot(path=str(ARTIFACTS / "host-held.png"))
+    host.locator("#held-marks .mark").nth(0).click()  # the first was misread too
+    assert host.inner_text("#held-picker-title") == "Die 1 is:"
+    host.click("#held-picker-values button[data-value=blue]")
+    assert host.inner_text("#held-picker-title").startswith("Die 5")  # on to the one still unset
+    host.click("#held-picker-values button[data-value=red]")
+    host.click("#dice-enter")
+    host.wait_for_selector("#held-card[hidden]", state="attached")
+    assert table.session.record.events[-1].values == ("blue", "blue", "red", "red", "red")
+
+
+def test_the_seat_menu_follows_the_turn_unless_the_host_is_choosing(browser, served):
+    server, table, _ = served
+    table.start_game("leiras-dice", ["Ann", "Ben", "Cara"], {"start": "seat0"})
+    host = browser.new_page(viewport={"width": 1280, "height": 900})
+    log_in(host, server.url)
+    host.wait_for_selector("#f-bid:not([hidden])")
+    seat = "#f-bid select[name=seat]"
+    assert host.input_value(seat) == "0"
+    assert host.locator("#f-bid select[name=face] option").all_inner_texts() == ["1", "2", "3", "4", "5", "6"]
+    assert host.input_value("#f-bid select[name=face]") == "1"  # a face the game takes, not "(total)"
+    host.select_option(seat, "2")  # the host looks at Cara's seat this turn
+    host.click("#h-title")  # and leaves the form
+    rows = host.locator("#events tr").count()
+    table.submit(Bid(0, 2, 3))  # Ann bids at the table
+    wait_js(host, f"document.querySelectorAll('#events tr').length > {rows}")
+    assert host.input_value(seat) == "1"  # Ben's turn: the menu follows
+    host.focus(seat)  # mid-edit: the host's pick holds through a change at the table
+    host.select_option(seat, "0")
+    table.submit(Bid(1, 3, 3))
+    wait_js(host, f"document.querySelectorAll('#events tr').length > {rows + 1}")
+    assert host.input_value(seat) == "0"
+
+
+def test_the_record_reads_as_lines_and_a_tap_fix_shows_on_the_chips(browser, served):
+    server, table, _ = served
+    table.start_game("val-des", ["Ann", "Ben"])
+    host = browser.new_page(viewport={"width": 390, "height": 844})
+    log_in(host, server.url)
+    host.wait_for_selector("#buttons-card:not([hidden])")
+    assert host.inner_text("#seat-buttons .seat-row:nth-child(1) button[data-button=green]") == "green: calls Val (red)"
+    assert host.inner_text("#seat-buttons .seat-row:nth-child(1) button[data-button=yellow]") == "yellow: calls Des (blue)"
+    table.press(0, "green")
+    table.press(1, "yellow")
+    photo, boxes = felt_with_cubes()
+    assert table.offer_reading(OfferedReading(["red"], boxes=boxes[:1]), photo=photo) == "applied"
+    host.wait_for_selector("#fix-frame:not([hidden]) #fix-marks .mark")
+    assert host.locator("#fix-dice .die-red").count() == 1
+    host.locator("#fix-dice .die").first.click()
+    host.click("#picker-values button:has-text('blue')")
+    wait_js(host, "document.querySelectorAll('#fix-dice .die-blue').length === 1")
+    assert host.locator("#fix-dice .die-red").count() == 0  # the chips show the fix, not the reading
+    record = host.inner_text("#events")
+    assert "{" not in record and "corrects #2; now dice for Ann: source host; values ● blue (Des)" in record
+    assert host.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # nothing wider than the phone
