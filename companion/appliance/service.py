@@ -2,8 +2,7 @@
 
 `TableService(config, data_dir).start()` opens the game database, resumes the unfinished
 game, opens the buttons, the seat lights and the camera (each may be missing: the table
-then runs on the host panel alone), builds the web app and serves it with waitress, a
-production WSGI server whose thread pool holds the slates' long-lived event streams.
+then runs on the host panel alone), builds the web app and serves it with waitress.
 `stop()` shuts it all down in order; `serve_until_signalled()` runs until SIGTERM/Ctrl-C.
 
 Seats: the first `[[gpio.seats]]` entry is the game's first player (seat 0, as the
@@ -21,9 +20,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from companion.appliance import backup, meetup, watchdog
+from companion.appliance import backup, meetup, memory, watchdog
 from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials
-from companion.appliance.memory import hand_big_buffers_back
 from companion.projection import SeatsView
 from companion.rules import BadRecord, IllegalAction, UnknownGame
 from companion.store import SqliteStore
@@ -87,7 +85,7 @@ class TableService:
 
     def start(self) -> None:
         """Bring the table up; ServiceError (nothing left open) when it cannot start."""
-        hand_big_buffers_back()  # camera frames and readings: memory that goes back (memory.py)
+        memory.hand_big_buffers_back()  # camera frames and readings: memory that goes back (memory.py)
         try:
             self._claim_data_dir()
             self.store = SqliteStore.in_dir(self.data_dir)
