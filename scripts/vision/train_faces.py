@@ -303,7 +303,7 @@ def main():
     print(f"{len(pool)} procedural crops in {time.time() - t0:.0f}s", flush=True)
     pasted = paste_pool(args.paste, cache=args.sprites_cache) if args.paste else None
     print(f"{args.paste} pasted scenes in {time.time() - t0:.0f}s", flush=True)
-    oblique = oblique_pool(args.oblique) if args.oblique else None
+    oblique = oblique_pool(args.oblique, seed=args.seed - 5) if args.oblique else None
     print(f"{args.oblique} oblique crops in {time.time() - t0:.0f}s", flush=True)
     global INVERT
     INVERT = args.invert
