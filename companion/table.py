@@ -293,11 +293,12 @@ class Table:
             self._publish()
             return Offered.HELD
 
-    def confirm_reading(self, values: Sequence[Any], *, readings: int | None = None) -> None:
+    def confirm_reading(self, values: Sequence[Any], *, readings: int | None = None, photo: int | None = None) -> None:
         """The host's fix of a held (or a manual) reading. `readings`: how many dice readings
         were in force when the host began entering these; if another has come in since (the
         players threw again and the camera read it), the game may be waiting for someone
-        else's dice now, so these are refused rather than given to the wrong throw."""
+        else's dice now, so these are refused rather than given to the wrong throw. `photo`:
+        the held reading's photo the host was fixing; another held since is refused too."""
         with self._lock:
             request = self.expected_dice()
             if request is None:
@@ -307,6 +308,10 @@ class Table:
                 raise IllegalAction("the dice were read meanwhile",
                                     "a reading came in while you were entering dice: look at the last reading, "
                                     "and enter dice again if they are still wanted")
+            if photo is not None and (held is None or held.photo_id != photo):
+                raise IllegalAction("the dice were read again",
+                                    "the camera read the dice again while you were fixing them: "
+                                    "check the new photo and set the dice again")
             event = DiceObserved(values=tuple(values), seat=request.seat, source="host")
 
             def stored(index: int) -> None:

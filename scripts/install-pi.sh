@@ -552,6 +552,7 @@ setup_https() {
     # IPv6 switched off (ipv6.disable=1): nginx would refuse to start on its [::] lines.
     no_ipv6=""
     [ -e /proc/net/if_inet6 ] || no_ipv6='/listen \[::\]/d'
+    # 8000: the unit's ExecStart passes --port 8000, whatever the config says.
     sed -e "s|@HTTP_PORT@|80|g; s|@HTTPS_PORT@|443|g; s|@HTTPS_SUFFIX@||g; s|@UPSTREAM_PORT@|8000|g" \
         -e "s|@TLS_CERT@|$TLS_DIR/cert.pem|g; s|@TLS_KEY@|$TLS_DIR/key.pem|g" -e "$no_ipv6" \
         "$SOURCE/systemd/nginx-game-companion.conf" > "$site"
@@ -595,8 +596,14 @@ proxy_in_config() {
         printf '\n[web]\n# HTTPS through nginx (install-pi.sh --https): loopback only.\ntls_proxy = true\n' >> "$conf"
     fi
     say "set [web] tls_proxy = true in $CONF (the service listens on 127.0.0.1 behind nginx)"
+    # A [web] host on the network would stop the service (the proxy needs loopback): put it aside.
     if awk '/^\[/{web=($0=="[web]")} web && /^[[:space:]]*host[[:space:]]*=/ && !/127\.0\.0\.1/' "$conf" | grep -q .; then
-        say "warning: $CONF sets [web] host to a network address: remove that line, or the service refuses to start"
+        awk '/^\[/{web=($0=="[web]")}
+             web && /^[[:space:]]*host[[:space:]]*=/ && !/127\.0\.0\.1/ {print "# " $0 "  # off: behind the HTTPS proxy the table listens on 127.0.0.1"; next}
+             {print}' "$conf" > "$conf.new"
+        cat "$conf.new" > "$conf"
+        rm -f "$conf.new"
+        say "turned off the [web] host line in $CONF: behind nginx the service listens on 127.0.0.1"
     fi
 }
 

@@ -67,13 +67,16 @@ def test_a_kept_config_with_a_web_section_gets_the_proxy_key_once(tmp_path, fake
     assert web.tls_proxy and web.threads == 40
 
 
-def test_a_kept_config_listening_on_the_network_is_warned_about(tmp_path, fake_bin):
+def test_a_kept_config_listening_on_the_network_is_put_behind_the_proxy(tmp_path, fake_bin):
     root = tmp_path / "root"
     config = root / "etc/game-companion/config.toml"
     config.parent.mkdir(parents=True)
-    config.write_text('[host]\npin = "424242"\n\n[web]\nhost = "0.0.0.0"\n')
+    config.write_text('[host]\npin = "424242"\n\n[web]\nhost = "0.0.0.0"\nthreads = 40\n')
     out = ok(install(root, fake_bin, "--https"))
-    assert "warning" in out and "[web] host" in out
+    assert "turned off the [web] host line" in out
+    web = load_config(config).web  # the service would start: loopback, the rest kept
+    assert (web.host, web.tls_proxy, web.threads) == ("127.0.0.1", True, 40)
+    assert '# host = "0.0.0.0"' in config.read_text()
 
 
 def test_the_clubs_own_certificate_is_used_and_a_wrong_file_refused(tmp_path, fake_bin):

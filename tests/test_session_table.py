@@ -249,6 +249,22 @@ def test_a_hosts_fix_filled_before_a_new_reading_came_in_is_refused():
     assert [e.values for e in table.session.record.events] == [(6, 2), (5, 1)]
 
 
+def test_a_hosts_fix_of_a_photo_the_camera_has_replaced_is_refused():
+    table = Table()
+    table.start_game("toy", ["Ann", "Ben"])
+    table.press(0, "green")
+    table.press(1, "green")
+    table.offer_reading(OfferedReading(["red"], flagged=True, reason="a hand"), photo=b"first")
+    first = table.host_view()["held_reading"]["photo"]
+    table.offer_reading(OfferedReading(["blue"], flagged=True, reason="a hand"), photo=b"second")  # thrown again
+    record = table.session.record
+    with pytest.raises(IllegalAction, match="read the dice again"):
+        table.confirm_reading(["red"], photo=first)  # the host's taps on the first photo
+    assert table.session.record == record and table.host_view()["held_reading"]["photo"] != first
+    table.confirm_reading(["blue"], photo=table.host_view()["held_reading"]["photo"])
+    assert table.session.record.events[-1].values == ("blue",)
+
+
 class EndNotStored(MemoryStore):
     """A store whose `finish` fails (disk full) while `fail` is set."""
 

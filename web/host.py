@@ -212,7 +212,9 @@ def dice():
     values = actions.dice_values(data)
     readings = data.get("readings")  # how many readings were in force when the form was filled
     readings = None if readings in (None, "") else actions.as_int(readings, "readings")
-    table().confirm_reading(values, readings=readings)
+    photo = data.get("held")  # the held reading's photo the host was fixing
+    photo = None if photo in (None, "") else actions.as_int(photo, "held")
+    table().confirm_reading(values, readings=readings, photo=photo)
     return done("dice accepted")
 
 

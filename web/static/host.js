@@ -176,6 +176,7 @@
     diceKey = key;
     /* what the form was filled against: a reading that comes in meanwhile makes the table refuse it */
     $("dice-readings").value = view.events.filter((e) => e.kind === "dice" && e.in_force).length;
+    $("dice-held").value = reading && reading.photo != null ? reading.photo : "";  /* the photo being fixed */
     $("dice-title").textContent = request.count + " " + request.kind + (request.count === 1 ? " die" : " dice");
     $("dice-why").textContent = request.purpose || "";
     const box = $("dice-inputs");
