@@ -3,10 +3,9 @@
 A camera frame is a few MB, and so are a reading's working buffers and a photo's. glibc
 serves such a block with its own mapping, returned on free, until one is freed: then it
 raises its threshold for mappings to that size (up to 32 MB), and every later frame comes
-from the heap, which fragments and stays with the process. `companion demo` grew from
-102 to 152 MB over 15 games that way (the Python objects stayed flat, as tracemalloc
-showed); with the threshold held at 1 MiB it stayed at 100-113 MB. Where the C library is
-not glibc (macOS, musl) nothing is changed.
+from the heap, which fragments and stays with the process; the threshold is held at
+1 MiB instead (figures: docs/decisions.md). Where the C library is not glibc (macOS,
+musl) nothing is changed.
 """
 
 from __future__ import annotations

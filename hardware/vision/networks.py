@@ -61,9 +61,8 @@ def release() -> None:
     looked hard (the frame's own pixels) leaves the centre model holding tens of MB until
     the next; the freed memory then stays with the process (glibc keeps it). So the centre
     model is run once on a tiny input, and glibc asked to return what is free
-    (malloc_trim). Measured on the demo's throws: RSS after 80 readings 85 MB, against
-    peaks of 165 MB without (about 7 ms a reading). A no-op where nothing was loaded,
-    and the trim where there is no glibc."""
+    (malloc_trim), about 7 ms a reading (figures: docs/decisions.md). A no-op where nothing
+    was loaded, and the trim where there is no glibc."""
     with _lock:
         if _net.cache_info().currsize:
             try:
