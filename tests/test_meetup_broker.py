@@ -1,0 +1,100 @@
+"""The installed broker's rules, with a real Mosquitto run from the installer's config:
+a session belongs to its user, whatever client id a client sends (finding S1)."""
+
+from __future__ import annotations
+
+import time
+
+import paho.mqtt.client as mqtt
+import pytest
+from meetup_broker import Mosquitto, needs_mosquitto
+from meetup_clients import Spy
+
+pytestmark = [needs_mosquitto]
+
+USERS = {"leaderboard": "pw-board", "spy": "pw-spy", "table-1": "pw-1", "table-2": "pw-2"}
+GAME = "companion/tables/table-1/games/1-20261126T211400Z"
+
+
+@pytest.fixture
+def broker(tmp_path):
+    running = Mosquitto(tmp_path / "broker", USERS).start()
+    yield running
+    running.stop()
+
+
+class Client:
+    """One paho client that records what it receives and how its connections ended."""
+
+    def __init__(self, port: int, user: str, client_id: str, *, clean: bool = True,
+                 will: tuple[str, bytes] | None = None, subscribe: str | None = None):
+        self.messages: list[tuple[str, bytes]] = []
+        self.disconnects: list[str] = []
+        self.connected = False
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=clean,
+                                  protocol=mqtt.MQTTv311, reconnect_on_failure=False)
+        self.client.username_pw_set(user, USERS[user])
+        if will:
+            self.client.will_set(*will, qos=1, retain=False)
+
+        def on_connect(client, _u, _f, reason, _p):
+            assert not reason.is_failure, reason
+            if subscribe:
+                client.subscribe(subscribe, qos=1)
+            self.connected = True
+
+        self.client.on_connect = on_connect
+        self.client.on_subscribe = lambda *_: setattr(self, "subscribed", True)
+        self.client.on_message = lambda _c, _u, m: self.messages.append((m.topic, bytes(m.payload)))
+        self.client.on_disconnect = lambda _c, _u, _f, reason, _p: self.disconnects.append(str(reason))
+        self.subscribed = subscribe is None
+        self.client.connect("127.0.0.1", port)
+        self.client.loop_start()
+        wait(lambda: self.connected and self.subscribed, "the client to connect")
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def wait(check, what: str, seconds: float = 5.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_another_users_client_id_cannot_wipe_the_leaderboards_queued_games(broker):
+    board = Client(broker.port, "leaderboard", "companion-leaderboard", clean=False,
+                   subscribe="companion/tables/+/games/+")
+    board.close()  # the leaderboard restarts: the broker keeps its games for it
+    table = Client(broker.port, "table-1", "companion-table-table-1")
+    table.client.publish(GAME, b"game 1", qos=1).wait_for_publish(5)
+    table.close()
+    # table-2's password, the leaderboard's client id, a clean session: the broker must not take
+    # it for the leaderboard's session (it would discard the game queued there).
+    intruder = Client(broker.port, "table-2", "companion-leaderboard", clean=True)
+    intruder.close()
+    board = Client(broker.port, "leaderboard", "companion-leaderboard", clean=False,
+                   subscribe="companion/tables/+/games/+")
+    try:
+        wait(lambda: board.messages, "the queued game")
+        assert board.messages == [(GAME, b"game 1")]
+    finally:
+        board.close()
+
+
+def test_another_users_client_id_cannot_knock_a_table_off(broker):
+    spy = Spy(broker.port, "spy", USERS["spy"], "companion/tables/+/status")
+    table = Client(broker.port, "table-1", "companion-table-table-1", clean=False,
+                   will=("companion/tables/table-1/status", b'{"state":"offline"}'))
+    try:
+        intruder = Client(broker.port, "table-2", "companion-table-table-1")
+        intruder.close()
+        time.sleep(0.5)
+        assert table.disconnects == [] and spy.on("companion/tables/table-1/status") == []
+    finally:
+        table.close()
+        spy.close()
