@@ -58,6 +58,9 @@ def test_a_table_alone_has_meetup_mode_off():
     ({"enabled": True, "table": "t1", "broker": "h", "ca_file": "ca.pem"}, "with meetup.tls = true"),
     ({"enabled": True, "table": "t1", "broker": "h", "tls": True, "ca_file": "missing.pem"}, "no file at"),
     ({"enabled": True, "table": "t1", "broker": "h", "prot": 1}, "unknown key 'prot'"),
+    # The ACL lets a user write only under its own name, and the broker acknowledges a denied
+    # publish (MQTT 3.1.1): under another user every game would be marked sent and lost.
+    ({"enabled": True, "table": "t1", "broker": "h", "username": "t2"}, "meetup.username must be the table's name"),
 ])
 def test_a_bad_meetup_section_stops_the_start_naming_the_key(section, words):
     with pytest.raises(ConfigError, match="config.toml: .*" + words.replace(".", r"\.").replace("(", r"\(")):
@@ -70,6 +73,9 @@ def test_the_table_logs_in_under_its_own_name_and_tls_moves_the_port():
     assert (meetup.table, meetup.broker.username, meetup.broker.port, meetup.broker.tls) == \
         ("table-4", "table-4", 8883, True)
     assert "s3cret" not in repr(meetup)
+    same = parse_config({"meetup": {"enabled": True, "table": "table-4", "broker": "pi.local",
+                                    "username": "table-4"}}).meetup
+    assert same.broker.username == "table-4"
 
 
 def test_a_bad_leaderboard_file_names_the_key():

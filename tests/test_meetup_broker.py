@@ -98,3 +98,24 @@ def test_another_users_client_id_cannot_knock_a_table_off(broker):
     finally:
         table.close()
         spy.close()
+
+
+def test_the_broker_acknowledges_a_publish_its_acl_drops_so_the_table_must_log_in_as_itself(broker):
+    """Why `[meetup] username` may only be the table's name (finding D1): a game published
+    under another user's name is acknowledged (the outbox would mark it sent) and dropped."""
+    from companion.appliance.config import ConfigError, parse_config
+
+    spy = Spy(broker.port, "spy", USERS["spy"], "companion/tables/#")
+    as_table_2 = Client(broker.port, "table-2", "companion-table-table-1")
+    try:
+        info = as_table_2.client.publish(GAME, b"game 1", qos=1)
+        info.wait_for_publish(5)
+        assert info.is_published()  # acknowledged...
+        time.sleep(0.3)
+        assert spy.on("companion/tables/") == []  # ...and never delivered
+    finally:
+        as_table_2.close()
+        spy.close()
+    with pytest.raises(ConfigError, match="meetup.username must be the table's name"):
+        parse_config({"meetup": {"enabled": True, "table": "table-1", "broker": "127.0.0.1", "port": broker.port,
+                                 "username": "table-2", "password": USERS["table-2"]}})
