@@ -119,3 +119,39 @@ def test_the_broker_acknowledges_a_publish_its_acl_drops_so_the_table_must_log_i
     with pytest.raises(ConfigError, match="meetup.username must be the table's name"):
         parse_config({"meetup": {"enabled": True, "table": "table-1", "broker": "127.0.0.1", "port": broker.port,
                                  "username": "table-2", "password": USERS["table-2"]}})
+
+
+def test_the_game_in_progress_when_meetup_mode_is_switched_on_reaches_the_broker(tmp_path, broker):
+    """Finding D2: the outbox once counted the running game as played before the table joined."""
+    from companion.appliance.meetup.publisher import TablePublisher
+    from companion.appliance.meetup.settings import Broker, MeetupSection
+    from companion.meetup import Outbox
+    from companion.simulate import simulate
+    from companion.store import SqliteStore
+    from companion.table import Table
+
+    players = ["Ann", "Ben", "Cara"]
+    spy = Spy(broker.port, "spy", USERS["spy"], "companion/tables/table-1/games/+")
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        table.start_game("gyvahrs", players)
+        for event in simulate("gyvahrs", players, seed=0).record.events:
+            table.submit(event)  # game 1: finished before the meetup, stays at home
+        running = table.start_game("gyvahrs", players)
+        events = simulate("gyvahrs", players, seed=1).record.events
+        table.submit(events[0])
+        settings = MeetupSection(enabled=True, table="table-1", broker=Broker(
+            host="127.0.0.1", port=broker.port, username="table-1", password=USERS["table-1"]))
+        publisher = TablePublisher(table, Outbox.in_dir(tmp_path, store), settings, title="One")
+        publisher.start()
+        try:
+            wait(lambda: publisher.connected, "the table to connect")
+            for event in events[1:]:
+                table.submit(event)
+            arrived = spy.wait_for("companion/tables/table-1/games/", 1)
+            time.sleep(0.3)
+            assert [topic.rsplit("/", 1)[1].split("-")[0] for topic, _ in spy.on("companion/")] == [running]
+        finally:
+            publisher.stop()
+            spy.close()
+    assert arrived

@@ -29,6 +29,21 @@ def test_games_from_before_the_table_joined_stay_at_home(tmp_path):
         outbox.close()
 
 
+def test_the_game_in_progress_when_the_table_joins_is_sent_when_it_ends(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        play(table, 0)  # finished before: stays at home
+        running = table.start_game("gyvahrs", PLAYERS)
+        events = simulate("gyvahrs", PLAYERS, seed=1).record.events
+        table.submit(events[0])
+        outbox = Outbox.in_dir(tmp_path, store)  # meetup mode switched on mid-game
+        assert outbox.due() == [] and outbox.joined_after == int(running) - 1
+        for event in events[1:]:
+            table.submit(event)
+        assert outbox.due() == [DueGame(running, len(events))]
+        outbox.close()
+
+
 def test_a_game_is_due_until_the_broker_took_it_and_stays_taken_after_a_restart(tmp_path):
     with SqliteStore.in_dir(tmp_path) as store:
         outbox = Outbox.in_dir(tmp_path, store)

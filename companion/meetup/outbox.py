@@ -3,7 +3,8 @@
 The games themselves are in the table's store, stored before anyone is told; the outbox
 keeps, in its own small SQLite file beside it, which of them the broker has taken (its
 QoS 1 acknowledgement) and with how many events. A game is due when it is finished, not
-imported, newer than the table's joining the meetup, and not yet taken as it is now (a
+imported, newer than the last game finished before the table joined the meetup
+(so the game in progress when meetup mode is switched on is sent), and not yet taken as it is now (a
 game reopened by an undo and finished again is due again). So a game finished while the
 broker or the Wi-Fi is away, or just before the power went, is sent when both are back,
 and nothing is marked sent before the broker has it.
@@ -41,8 +42,9 @@ class Outbox:
         self._db.execute("CREATE TABLE IF NOT EXISTS sent (game_id TEXT PRIMARY KEY, events INTEGER NOT NULL, "
                          "at REAL NOT NULL)")
         row = self._db.execute("SELECT after FROM joined").fetchone()
-        if row is None:  # games played before the table joined a meetup stay at home
-            after = max((int(g["id"]) for g in store.list_games()), default=0)
+        if row is None:  # games finished before the table joined a meetup stay at home; the game
+            # in progress (the service resumes it) and every later one are the meetup's
+            after = max((int(g["id"]) for g in store.list_games() if g["finished"]), default=0)
             self._db.execute("INSERT INTO joined VALUES (?, ?)", (after, time.time()))
             row = (after,)
         self.joined_after = int(row[0])
