@@ -14,7 +14,7 @@ from companion.appliance.meetup.settings import MeetupConfigError, parse_leaderb
 from companion.meetup import Board, Scoring, game_message, game_topic, slate_message
 from companion.meetup.messages import MAX_MESSAGE, slate_topic, status_topic
 from companion.rules import GameRecord
-from companion.rules.events import EndGame
+from companion.rules.events import EndGame, Undo
 from companion.simulate import simulate
 from companion.table import Table
 from web.leaderboard import create_leaderboard_app
@@ -100,15 +100,26 @@ def test_a_game_is_counted_once_however_often_it_arrives(service):
 
 def test_a_game_reopened_and_finished_again_replaces_the_first_version(service):
     record = finished()
-    ended_early = GameRecord(game=record.game, players=record.players, options=record.options,
-                             events=record.events[:4] + (EndGame(reason="ended by the host"),), meta=record.meta)
-    assert send_game(service, "table-1", "1", ended_early) == "game"
-    assert send_game(service, "table-1", "1", record) == "game"  # the host took the end back and play went on
-    assert send_game(service, "table-1", "1", ended_early) == "again"  # the old version, late: not counted
+    replayed = GameRecord(game=record.game, players=record.players, options=record.options,
+                          events=record.events + (Undo(), record.events[-1]), meta=record.meta)
+    assert send_game(service, "table-1", "1", record) == "game"
+    assert send_game(service, "table-1", "1", replayed) == "game"  # the host took the last move back, played it again
+    assert send_game(service, "table-1", "1", record) == "again"  # the old version, late: not counted
     assert service.board.game_count() == 1
     rows = service.board.standings(Scoring())
     assert sum(r["games"] for r in rows) == len(PLAYERS)
     assert [r["player"] for r in rows if r["wins"]] == [simulate("gyvahrs", PLAYERS, seed=0).slate().winner]
+
+
+def test_a_game_the_host_ended_early_is_not_counted(service):
+    """As the table's own stats (web/records.py): a game ended early was not played."""
+    record = finished()
+    ended_early = GameRecord(game=record.game, players=record.players, options=record.options,
+                             events=record.events[:4] + (EndGame(reason="ended by the host"),), meta=record.meta)
+    assert send_game(service, "table-1", "1", ended_early) == "refused"
+    assert service.board.game_count() == 0 and service.board.standings(Scoring()) == []
+    assert send_game(service, "table-1", "1", record) == "game"  # the host took the end back and play went on
+    assert service.board.game_count() == 1
 
 
 @pytest.mark.parametrize("make, reason", [

@@ -68,6 +68,24 @@ def test_an_imported_game_is_not_sent(tmp_path):
         outbox.close()
 
 
+def test_a_game_the_host_ended_early_stays_at_home_until_it_is_played_out(tmp_path):
+    with SqliteStore.in_dir(tmp_path) as store:
+        outbox = Outbox.in_dir(tmp_path, store)
+        table = Table(store)
+        events = simulate("gyvahrs", PLAYERS, seed=2).record.events
+        game_id = table.start_game("gyvahrs", PLAYERS)
+        for event in events[:3]:
+            table.submit(event)
+        table.end_game()
+        assert store.list_games()[-1]["finished"] and outbox.due() == []
+        table.undo()  # the host takes the end back and play goes on
+        for event in events[3:]:
+            table.submit(event)
+        [due] = outbox.due()
+        assert due.local_id == game_id
+        outbox.close()
+
+
 def test_a_table_alone_starts_no_publisher_and_keeps_no_outbox(tmp_path):
     from companion.appliance.config import parse_config
     from companion.appliance.meetup import start_publisher
