@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from companion.meetup import Outbox
 from companion.meetup.outbox import DueGame
 from companion.simulate import simulate
@@ -94,3 +96,23 @@ def test_a_table_alone_starts_no_publisher_and_keeps_no_outbox(tmp_path):
     assert start_publisher(parse_config({}), table, tmp_path) is None
     assert start_publisher(parse_config({"meetup": {"enabled": False}}), table, tmp_path) is None
     assert list(tmp_path.iterdir()) == [] and "leaderboard" not in table.snapshot()["devices"]
+
+
+def test_without_mosquitto_the_broker_tests_skip_on_a_laptop_and_fail_under_ci(monkeypatch, tmp_path):
+    import importlib
+
+    import meetup_broker
+
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    monkeypatch.setattr(meetup_broker.Path, "exists", lambda self: False)
+    try:
+        monkeypatch.delenv("CI", raising=False)
+        assert importlib.reload(meetup_broker).needs_mosquitto.args == (True,)  # skipped
+        monkeypatch.setenv("CI", "1")
+        reloaded = importlib.reload(meetup_broker)
+        assert reloaded.needs_mosquitto.args == (False,)  # not skipped: the test runs, and fails
+        with pytest.raises(pytest.fail.Exception, match="mosquitto.*CI is set"):
+            reloaded.Mosquitto(tmp_path, {"spy": "pw"})
+    finally:
+        monkeypatch.undo()
+        importlib.reload(meetup_broker)
