@@ -116,3 +116,51 @@ def test_without_mosquitto_the_broker_tests_skip_on_a_laptop_and_fail_under_ci(m
     finally:
         monkeypatch.undo()
         importlib.reload(meetup_broker)
+
+
+class _Info:
+    def __init__(self, mid: int):
+        self.mid, self.rc = mid, 0
+
+
+class _Client:
+    """paho's publish as the publisher sees it: a new message id each time, wrapping as paho's do."""
+
+    def __init__(self, wrap: int = 65535):
+        self.mid, self.wrap, self.sent = 0, wrap, []
+
+    def publish(self, topic, payload, qos=0, retain=False):
+        self.mid = self.mid % self.wrap + 1
+        self.sent.append((self.mid, topic))
+        return _Info(self.mid)
+
+
+def test_a_resent_game_forgets_its_old_message_id_so_a_slate_reusing_it_marks_nothing(tmp_path):
+    from types import SimpleNamespace
+
+    from companion.appliance.meetup import publisher as meetup
+    from companion.appliance.meetup.settings import Broker
+
+    with SqliteStore.in_dir(tmp_path) as store:
+        table = Table(store)
+        game_id = play(table, 0)
+        outbox = Outbox(tmp_path / "outbox.sqlite3", SimpleNamespace(list_games=lambda: []))  # joined before it
+        outbox.store = store
+        now = [1000.0]
+        sender = meetup.TablePublisher(table, outbox, SimpleNamespace(table="table-1", broker=Broker()),
+                                       title="One", clock=lambda: now[0])
+        sender._client = _Client(wrap=2)
+        sender._send_due()
+        first_mid = sender._client.mid
+        now[0] += meetup.RESEND_AFTER + 1  # no acknowledgement: sent again, under a new id
+        sender._send_due()
+        assert list(sender._inflight) == [sender._client.mid] != [first_mid]
+        sender._client.publish("companion/tables/table-1/slate", b"{}", qos=1)  # a slate: the ids wrap
+        assert sender._client.mid == first_mid
+        sender._acks.put(first_mid)  # the slate's acknowledgement
+        sender._take_acks()
+        assert [g.local_id for g in outbox.due()] == [game_id]  # not taken by the slate's ack
+        sender._acks.put(list(sender._inflight)[0])  # the game's own acknowledgement
+        sender._take_acks()
+        assert outbox.due() == [] and sender._inflight == {}
+        outbox.close()
