@@ -227,3 +227,46 @@ def test_the_page_answers_only_to_its_own_names_when_told():
     assert client.get("/api/leaderboard", headers={"Host": "evil.example"}).status_code == 400
     with pytest.raises(MeetupConfigError, match="web.allowed_hosts"):
         parse_leaderboard({"web": {"allowed_hosts": "leaderboard.local"}})
+
+
+def test_every_games_slate_is_read_as_it_is_sent():
+    from companion.meetup import read_slate
+    from companion.rules.registry import all_games
+
+    for game in all_games():
+        players = [f"P{n}" for n in range(game.min_players)]
+        table = Table()
+        table.start_game(game.name, players)
+        sent = table.snapshot()
+        assert read_slate("table-1", slate_message("table-1", "One", sent))["slate"] == sent["slate"], game.name
+        for event in simulate(game.name, players, seed=1).record.events:
+            table.submit(event)
+        done = table.snapshot()
+        assert done["slate"]["finished"], game.name
+        assert read_slate("table-1", slate_message("table-1", "One", done))["slate"] == done["slate"], game.name
+
+
+@pytest.mark.parametrize("change, key", [
+    (lambda s: s.update(players="Ann, Ben"), "players"),
+    (lambda s: s.update(players=[None]), "players"),
+    (lambda s: s["players"][0].update(name=["Ann"]), "players"),
+    (lambda s: s["players"][0].update(score={"n": 1}), "players"),
+    (lambda s: s["players"][0].update(status=7), "players"),
+    (lambda s: s.update(title=None), "title"),
+    (lambda s: s.update(stage=["Round 1"]), "stage"),
+    (lambda s: s.update(finished="no"), "finished"),
+    (lambda s: s.update(winner={"name": "Ann"}), "winner"),
+])
+def test_a_slate_the_tile_could_not_show_is_refused_and_keeps_the_last_one(service, change, key):
+    table = Table()
+    table.start_game("val-des", PLAYERS)
+    good = slate_message("table-1", "Back room", table.snapshot())
+    assert service.receive(slate_topic("table-1"), good) == "slate"
+    bad = json.loads(good)
+    change(bad["slate"])
+    assert service.receive(slate_topic("table-1"), json.dumps(bad).encode()) == "refused"
+    [tile] = service.board.tiles(())
+    assert tile["slate"] == table.snapshot()["slate"]
+    from companion.meetup import Refused, read_slate
+    with pytest.raises(Refused, match=f"slate.{key} "):
+        read_slate("table-1", json.dumps(bad).encode())

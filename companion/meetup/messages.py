@@ -178,7 +178,32 @@ def read_slate(table: str, payload: bytes) -> dict[str, Any]:
         raise Refused("the slate message has no table title")
     if slate is not None and not isinstance(slate, dict) or prompt is not None and not isinstance(prompt, dict):
         raise Refused("the slate message's slate is not an object")
+    if slate is not None:
+        _slate_shape(slate)
     return {"title": title, "slate": slate, "prompt": prompt}
+
+
+def _text(value: Any, *, optional: bool = True) -> bool:
+    return isinstance(value, str) and len(value) <= 200 or optional and value is None
+
+
+def _number(value: Any) -> bool:
+    return value is None or isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _slate_shape(slate: Mapping[str, Any]) -> None:
+    """The fields the leaderboard's tile shows (web/static/leaderboard.js `tile`), each of
+    the kind a table's slate has; Refused naming the first that is not."""
+    checks = [("title", _text(slate.get("title"), optional=False)), ("stage", _text(slate.get("stage"))),
+              ("prompt", _text(slate.get("prompt"))), ("winner", _text(slate.get("winner"))),
+              ("scoring", _text(slate.get("scoring"))), ("finished", isinstance(slate.get("finished"), bool))]
+    players = slate.get("players")
+    checks.append(("players", isinstance(players, list) and len(players) <= 12 and all(
+        isinstance(p, dict) and _text(p.get("name"), optional=False) and _text(p.get("status"))
+        and _number(p.get("score")) and _number(p.get("dice")) for p in players)))
+    for key, good in checks:
+        if not good:
+            raise Refused(f"the slate message's slate.{key} is not what a table's slate has")
 
 
 def read_status(payload: bytes) -> bool:
