@@ -270,3 +270,32 @@ def test_a_slate_the_tile_could_not_show_is_refused_and_keeps_the_last_one(servi
     from companion.meetup import Refused, read_slate
     with pytest.raises(Refused, match=f"slate.{key} "):
         read_slate("table-1", json.dumps(bad).encode())
+
+
+def test_the_leaderboards_web_server_has_the_venue_network_defences(tmp_path):
+    import socket
+
+    from meetup_broker import free_port
+
+    config = parse_leaderboard({"broker": {"port": free_port()}})  # no broker: the page serves anyway
+    service = LeaderboardService(config, tmp_path, host="127.0.0.1", port=0)
+    service.start()
+    held = []
+    try:
+        with socket.create_connection(("127.0.0.1", service.port), timeout=5) as conn:
+            conn.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000\r\n\r\n")  # no body follows
+            assert conn.recv(200).startswith(b"HTTP/1.1 413"), "refused before any of the body is read"
+        for _ in range(17):  # one client address: 16 connections at most
+            held.append(socket.create_connection(("127.0.0.1", service.port), timeout=5))
+        try:
+            held[-1].sendall(b"GET /api/leaderboard HTTP/1.1\r\nHost: x\r\n\r\n")
+            answer = held[-1].recv(100)
+        except ConnectionResetError:
+            answer = b""
+        assert answer == b"", "the 17th connection is closed at once"
+        held[0].sendall(b"GET /api/leaderboard HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert held[0].recv(100).startswith(b"HTTP/1.1 200")
+    finally:
+        for conn in held:
+            conn.close()
+        service.stop()
