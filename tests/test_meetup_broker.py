@@ -155,3 +155,27 @@ def test_the_game_in_progress_when_meetup_mode_is_switched_on_reaches_the_broker
             publisher.stop()
             spy.close()
     assert arrived
+
+
+def test_a_game_the_broker_acknowledged_survives_the_broker_being_killed(broker):
+    """Finding D4: once a table's outbox marks a game sent, only the broker has it for a
+    leaderboard that is away; a SIGKILL (or a power cut) must not lose it."""
+    import signal
+
+    board = Client(broker.port, "leaderboard", "companion-leaderboard", clean=False,
+                   subscribe="companion/tables/+/games/+")
+    board.close()
+    table = Client(broker.port, "table-1", "companion-table-table-1")
+    for n in range(3):
+        table.client.publish(f"{GAME[:-1]}{n}", b"game %d" % n, qos=1).wait_for_publish(5)
+    table.close()
+    time.sleep(0.3)  # the save follows the acknowledgement by milliseconds
+    broker.process.send_signal(signal.SIGKILL)
+    broker.process.wait(5)
+    broker.start()
+    board = Client(broker.port, "leaderboard", "companion-leaderboard", clean=False,
+                   subscribe="companion/tables/+/games/+")
+    try:
+        wait(lambda: len(board.messages) == 3, "the three games after the restart")
+    finally:
+        board.close()

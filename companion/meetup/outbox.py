@@ -8,7 +8,10 @@ finished before the table joined the meetup (so the game in progress then is sen
 and not yet taken as it is now (a game reopened by an undo and finished again is due
 again). So a game finished while the broker or the Wi-Fi is away, or just before the
 power went, is sent when both are back, and nothing is marked sent before the broker
-has it.
+has acknowledged it. From then on the broker alone holds it for a leaderboard that is
+away: the installed broker saves its database after every change, just after the
+acknowledgement, so a broker killed or losing power in those milliseconds (or its SD
+card failing) can still lose it (docs/meetup.md, "Nothing lost").
 """
 
 from __future__ import annotations
