@@ -1,14 +1,19 @@
-"""The installed broker's rules, with a real Mosquitto run from the installer's config:
-a session belongs to its user, whatever client id a client sends (finding S1)."""
+"""The installed broker's rules, with a real Mosquitto run from the installer's config: a
+session belongs to its user, whatever client id it sends; a publish the ACL drops is still
+acknowledged (so a table logs in as itself); the game running when meetup mode is switched
+on is sent; an acknowledged game survives a SIGKILL; and docs/meetup.md's TLS listener works."""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from meetup_broker import Mosquitto, needs_mosquitto
+from meetup_broker import Mosquitto, free_port, needs_mosquitto
 from meetup_clients import Spy
+
+from companion.appliance.config import parse_config
 
 pytestmark = [needs_mosquitto]
 
@@ -103,7 +108,7 @@ def test_another_users_client_id_cannot_knock_a_table_off(broker):
 def test_the_broker_acknowledges_a_publish_its_acl_drops_so_the_table_must_log_in_as_itself(broker):
     """Why `[meetup] username` may only be the table's name (finding D1): a game published
     under another user's name is acknowledged (the outbox would mark it sent) and dropped."""
-    from companion.appliance.config import ConfigError, parse_config
+    from companion.appliance.config import ConfigError
 
     spy = Spy(broker.port, "spy", USERS["spy"], "companion/tables/#")
     as_table_2 = Client(broker.port, "table-2", "companion-table-table-1")
@@ -179,3 +184,49 @@ def test_a_game_the_broker_acknowledged_survives_the_broker_being_killed(broker)
         wait(lambda: len(board.messages) == 3, "the three games after the restart")
     finally:
         board.close()
+
+
+def test_the_documented_tls_listener_takes_a_table_with_tls_on(tmp_path):
+    """docs/meetup.md's TLS block, as written, with a self-signed certificate as --https makes one."""
+    import re
+    import shutil
+    import subprocess
+
+    from companion.appliance.meetup.publisher import TablePublisher
+    from companion.appliance.meetup.settings import MeetupSection
+    from companion.meetup import Outbox
+    from companion.store import SqliteStore
+    from companion.table import Table
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl makes the certificate")
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "meetup.md").read_text(encoding="utf-8")
+    [block] = re.findall(r"```conf\n(listener 8883\n.*?)```", docs, re.S)
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-days", "1", "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem"),
+                    "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost"],
+                   check=True, capture_output=True)
+    running = Mosquitto(tmp_path / "broker", USERS)
+    tls_port = free_port()
+    block = block.replace("listener 8883", f"listener {tls_port} 127.0.0.1") \
+        .replace("/etc/mosquitto/certs/game-companion.crt", str(tmp_path / "cert.pem")) \
+        .replace("/etc/mosquitto/certs/game-companion.key", str(tmp_path / "key.pem"))
+    running.config.write_text(running.config.read_text() + block, encoding="utf-8")
+    running.start()
+    try:
+        settings = parse_config({"meetup": {"enabled": True, "table": "table-1", "broker": "localhost",
+                                            "port": tls_port, "password": USERS["table-1"], "tls": True,
+                                            "ca_file": str(tmp_path / "cert.pem")}}).meetup
+        spy = Spy(running.port, "spy", USERS["spy"], "companion/tables/table-1/status")
+        with SqliteStore.in_dir(tmp_path) as store:
+            table = Table(store)
+            publisher = TablePublisher(table, Outbox.in_dir(tmp_path, store), settings, title="One")
+            publisher.start()
+            try:
+                wait(lambda: publisher.connected, "the table to connect over TLS")
+                assert spy.wait_for("companion/tables/table-1/status", 1)  # same users, same ACL
+            finally:
+                publisher.stop()
+                spy.close()
+    finally:
+        running.stop()
