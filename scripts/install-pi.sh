@@ -624,38 +624,51 @@ new_password() {
 # The meetup's broker and leaderboard on this Pi: Mosquitto with one user per table (its
 # table name) and the leaderboard, an ACL that keeps each table to its own topics, the
 # leaderboard's config and service, and the kiosk showing the leaderboard. The passwords
-# are made once, kept in $MEETUP_CREDENTIALS (root only) and shown once.
+# are made once, kept in $MEETUP_CREDENTIALS (root only) and shown once; a later run with
+# more --tables adds only the users missing (and shows only theirs), never removes one.
 setup_leaderboard() {
     [ "$LEADERBOARD" = 1 ] || return 0
-    local creds n user password board_password
+    local creds n user password board_password added=""
     put_file "$SOURCE/systemd/mosquitto-game-companion.conf" "$MOSQUITTO_CONF" 0644
     put_file "$SOURCE/systemd/mosquitto-game-companion.acl" "$MOSQUITTO_ACL" 0644
     put_file "$SOURCE/systemd/$LEADERBOARD_SERVICE" "$UNIT_DIR/$LEADERBOARD_SERVICE" 0644
     creds="$(at "$MEETUP_CREDENTIALS")"
     mkdir -p "$(dirname "$creds")"
-    if [ -f "$creds" ]; then
+    if ! grep -q '^leaderboard:' "$creds" 2>/dev/null; then
+        (umask 077; echo "leaderboard:$(new_password)" >> "$creds")
+        added=" leaderboard"
+    fi
+    for n in $(seq 1 "$TABLES"); do
+        if ! grep -q "^table-$n:" "$creds"; then
+            echo "table-$n:$(new_password)" >> "$creds"
+            added="$added table-$n"
+        fi
+    done
+    chmod 0600 "$creds"
+    if [ -z "$added" ]; then
         say "kept the meetup's passwords in $MEETUP_CREDENTIALS"
-    else
-        (
-            umask 077
-            {
-                echo "leaderboard:$(new_password)"
-                for n in $(seq 1 "$TABLES"); do echo "table-$n:$(new_password)"; done
-            } > "$creds"
-        )
-        # mosquitto_passwd -U hashes the file in place: no password on a command line.
+    fi
+    if [ -n "$added" ] || [ ! -f "$(at "$MOSQUITTO_PASSWD")" ]; then
+        # The broker's file anew from the credentials (the passwords stay, new salts):
+        # mosquitto_passwd -U hashes the file in place, so no password is on a command line.
         mkdir -p "$(dirname "$(at "$MOSQUITTO_PASSWD")")"
         install -m 0640 "$creds" "$(at "$MOSQUITTO_PASSWD")"
         system mosquitto_passwd -U "$MOSQUITTO_PASSWD"
         system chgrp mosquitto "$MOSQUITTO_PASSWD"
-        say "wrote $MEETUP_CREDENTIALS and $MOSQUITTO_PASSWD"
+        say "wrote $MOSQUITTO_PASSWD ($(grep -c : "$creds") users)"
+    fi
+    if [ -n "$added" ]; then
+        say "added${added} to $MEETUP_CREDENTIALS"
         echo
-        echo "    Each table's [meetup] section (shown only now; kept in $MEETUP_CREDENTIALS):"
+        echo "    Each new table's [meetup] section (shown only now; kept in $MEETUP_CREDENTIALS):"
         while IFS=: read -r user password; do
-            [ "$user" = leaderboard ] && continue
+            case " $added " in *" $user "*) [ "$user" != leaderboard ] || continue ;; *) continue ;; esac
             echo "      $user:  enabled = true  table = \"$user\"  password = \"$password\"  broker = \"$(hostname).local\""
         done < "$creds"
         echo
+        if [ -f "$(at "$LEADERBOARD_CONF")" ]; then
+            say "to show their tiles before they first connect, add them to [leaderboard] tables in $LEADERBOARD_CONF"
+        fi
     fi
     board_password="$(grep '^leaderboard:' "$creds" | cut -d: -f2-)"
     if [ ! -f "$(at "$LEADERBOARD_CONF")" ]; then

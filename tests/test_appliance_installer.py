@@ -427,6 +427,32 @@ def test_leaderboard_sets_up_the_broker_with_a_user_per_table_and_the_acl(tmp_pa
     assert dict(line.split(":", 1) for line in creds.read_text().splitlines()) == users
 
 
+def test_more_tables_later_adds_only_the_missing_users(tmp_path, fake_bin):
+    root = tmp_path / "root"
+    ok(install(root, fake_bin, "--leaderboard", "--tables", "3"))
+    creds = root / "etc/game-companion/meetup-credentials.txt"
+    passwd = root / "etc/mosquitto/game-companion.passwd"
+    first = dict(line.split(":", 1) for line in creds.read_text().splitlines())
+    out = ok(install(root, fake_bin, "--leaderboard", "--tables", "5"))
+    users = dict(line.split(":", 1) for line in creds.read_text().splitlines())
+    assert list(users) == ["leaderboard", "table-1", "table-2", "table-3", "table-4", "table-5"]
+    assert {u: users[u] for u in first} == first  # the tables already set up keep their passwords
+    assert stat.S_IMODE(creds.stat().st_mode) == 0o600
+    assert "added table-4 table-5" in out
+    assert users["table-4"] in out and users["table-5"] in out  # shown once, for the new tables only
+    assert not any(first[u] in out for u in first)
+    assert ["mosquitto_passwd", "-U", "/etc/mosquitto/game-companion.passwd"] in planned(out)
+    assert not any(password in " ".join(args) for args in planned(out) for password in users.values())
+    assert passwd.read_text() == creds.read_text()  # what mosquitto_passwd -U then hashes in place
+    assert "add them to [leaderboard] tables" in out
+    fewer = ok(install(root, fake_bin, "--leaderboard", "--tables", "2"))  # fewer: nobody is removed
+    assert "kept the meetup's passwords" in fewer and "mosquitto_passwd" not in fewer
+    assert dict(line.split(":", 1) for line in creds.read_text().splitlines()) == users
+    passwd.unlink()  # the broker's file gone (an uninstall keeps the credentials): made again
+    assert ["mosquitto_passwd", "-U", "/etc/mosquitto/game-companion.passwd"] in \
+        planned(ok(install(root, fake_bin, "--leaderboard", "--tables", "5")))
+
+
 def test_a_table_alone_gets_no_broker(tmp_path, fake_bin):
     root = tmp_path / "root"
     out = ok(install(root, fake_bin))

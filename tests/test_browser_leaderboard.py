@@ -64,3 +64,31 @@ def test_the_leaderboard_shows_tables_and_standings_and_follows_new_games(tmp_pa
         page.close()
         server.stop()
         board.close()
+
+
+def test_one_tables_odd_slate_costs_only_its_own_tile(tmp_path, browser):
+    """The server refuses such slates (read_slate); the page survives one anyway."""
+    board = Board.in_dir(tmp_path)
+    table = Table()
+    table.start_game("val-des", PLAYERS)
+    board.table_status("table-1", True)
+    board.table_slate("table-1", {"title": "Back room", "slate": {"title": "Val-Des", "players": "Ann"},
+                                  "prompt": None})
+    board.table_status("table-2", True)
+    board.table_slate("table-2", {"title": "Front room", "slate": table.snapshot()["slate"], "prompt": None})
+    arrive(board, "table-2", "1", 0)
+    server = Server(create_leaderboard_app(board, {"title": "Friday night", "scoring": Scoring(),
+                                                   "tables": ("table-1", "table-2")}))
+    page = browser.new_page()
+    try:
+        page.goto(server.url + "/")
+        wait_js(page, "document.querySelectorAll('.lb-tile').length === 2")
+        tiles = page.evaluate("[...document.querySelectorAll('.lb-tile')].map(t => t.textContent)")
+        assert "Back room" in tiles[0] and "cannot be shown" in tiles[0]
+        assert "Front room" in tiles[1] and "Val-Des" in tiles[1]
+        assert page.evaluate("document.getElementById('lb-games').textContent").startswith("1 game")
+        assert page.evaluate("document.querySelectorAll('#lb-overall tbody tr').length") == len(PLAYERS)
+    finally:
+        page.close()
+        server.stop()
+        board.close()

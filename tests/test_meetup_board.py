@@ -14,7 +14,7 @@ from companion.appliance.meetup.settings import MeetupConfigError, parse_leaderb
 from companion.meetup import Board, Scoring, game_message, game_topic, slate_message
 from companion.meetup.messages import MAX_MESSAGE, slate_topic, status_topic
 from companion.rules import GameRecord
-from companion.rules.events import EndGame
+from companion.rules.events import EndGame, Undo
 from companion.simulate import simulate
 from companion.table import Table
 from web.leaderboard import create_leaderboard_app
@@ -58,6 +58,9 @@ def test_a_table_alone_has_meetup_mode_off():
     ({"enabled": True, "table": "t1", "broker": "h", "ca_file": "ca.pem"}, "with meetup.tls = true"),
     ({"enabled": True, "table": "t1", "broker": "h", "tls": True, "ca_file": "missing.pem"}, "no file at"),
     ({"enabled": True, "table": "t1", "broker": "h", "prot": 1}, "unknown key 'prot'"),
+    # The ACL lets a user write only under its own name, and the broker acknowledges a denied
+    # publish (MQTT 3.1.1): under another user every game would be marked sent and lost.
+    ({"enabled": True, "table": "t1", "broker": "h", "username": "t2"}, "meetup.username must be the table's name"),
 ])
 def test_a_bad_meetup_section_stops_the_start_naming_the_key(section, words):
     with pytest.raises(ConfigError, match="config.toml: .*" + words.replace(".", r"\.").replace("(", r"\(")):
@@ -70,6 +73,9 @@ def test_the_table_logs_in_under_its_own_name_and_tls_moves_the_port():
     assert (meetup.table, meetup.broker.username, meetup.broker.port, meetup.broker.tls) == \
         ("table-4", "table-4", 8883, True)
     assert "s3cret" not in repr(meetup)
+    same = parse_config({"meetup": {"enabled": True, "table": "table-4", "broker": "pi.local",
+                                    "username": "table-4"}}).meetup
+    assert same.broker.username == "table-4"
 
 
 def test_a_bad_leaderboard_file_names_the_key():
@@ -94,15 +100,26 @@ def test_a_game_is_counted_once_however_often_it_arrives(service):
 
 def test_a_game_reopened_and_finished_again_replaces_the_first_version(service):
     record = finished()
-    ended_early = GameRecord(game=record.game, players=record.players, options=record.options,
-                             events=record.events[:4] + (EndGame(reason="ended by the host"),), meta=record.meta)
-    assert send_game(service, "table-1", "1", ended_early) == "game"
-    assert send_game(service, "table-1", "1", record) == "game"  # the host took the end back and play went on
-    assert send_game(service, "table-1", "1", ended_early) == "again"  # the old version, late: not counted
+    replayed = GameRecord(game=record.game, players=record.players, options=record.options,
+                          events=record.events + (Undo(), record.events[-1]), meta=record.meta)
+    assert send_game(service, "table-1", "1", record) == "game"
+    assert send_game(service, "table-1", "1", replayed) == "game"  # the host took the last move back, played it again
+    assert send_game(service, "table-1", "1", record) == "again"  # the old version, late: not counted
     assert service.board.game_count() == 1
     rows = service.board.standings(Scoring())
     assert sum(r["games"] for r in rows) == len(PLAYERS)
     assert [r["player"] for r in rows if r["wins"]] == [simulate("gyvahrs", PLAYERS, seed=0).slate().winner]
+
+
+def test_a_game_the_host_ended_early_is_not_counted(service):
+    """As the table's own stats (web/records.py): a game ended early was not played."""
+    record = finished()
+    ended_early = GameRecord(game=record.game, players=record.players, options=record.options,
+                             events=record.events[:4] + (EndGame(reason="ended by the host"),), meta=record.meta)
+    assert send_game(service, "table-1", "1", ended_early) == "refused"
+    assert service.board.game_count() == 0 and service.board.standings(Scoring()) == []
+    assert send_game(service, "table-1", "1", record) == "game"  # the host took the end back and play went on
+    assert service.board.game_count() == 1
 
 
 @pytest.mark.parametrize("make, reason", [
@@ -210,3 +227,75 @@ def test_the_page_answers_only_to_its_own_names_when_told():
     assert client.get("/api/leaderboard", headers={"Host": "evil.example"}).status_code == 400
     with pytest.raises(MeetupConfigError, match="web.allowed_hosts"):
         parse_leaderboard({"web": {"allowed_hosts": "leaderboard.local"}})
+
+
+def test_every_games_slate_is_read_as_it_is_sent():
+    from companion.meetup import read_slate
+    from companion.rules.registry import all_games
+
+    for game in all_games():
+        players = [f"P{n}" for n in range(game.min_players)]
+        table = Table()
+        table.start_game(game.name, players)
+        sent = table.snapshot()
+        assert read_slate("table-1", slate_message("table-1", "One", sent))["slate"] == sent["slate"], game.name
+        for event in simulate(game.name, players, seed=1).record.events:
+            table.submit(event)
+        done = table.snapshot()
+        assert done["slate"]["finished"], game.name
+        assert read_slate("table-1", slate_message("table-1", "One", done))["slate"] == done["slate"], game.name
+
+
+@pytest.mark.parametrize("change, key", [
+    (lambda s: s.update(players="Ann, Ben"), "players"),
+    (lambda s: s.update(players=[None]), "players"),
+    (lambda s: s["players"][0].update(name=["Ann"]), "players"),
+    (lambda s: s["players"][0].update(score={"n": 1}), "players"),
+    (lambda s: s["players"][0].update(status=7), "players"),
+    (lambda s: s.update(title=None), "title"),
+    (lambda s: s.update(stage=["Round 1"]), "stage"),
+    (lambda s: s.update(finished="no"), "finished"),
+    (lambda s: s.update(winner={"name": "Ann"}), "winner"),
+])
+def test_a_slate_the_tile_could_not_show_is_refused_and_keeps_the_last_one(service, change, key):
+    table = Table()
+    table.start_game("val-des", PLAYERS)
+    good = slate_message("table-1", "Back room", table.snapshot())
+    assert service.receive(slate_topic("table-1"), good) == "slate"
+    bad = json.loads(good)
+    change(bad["slate"])
+    assert service.receive(slate_topic("table-1"), json.dumps(bad).encode()) == "refused"
+    [tile] = service.board.tiles(())
+    assert tile["slate"] == table.snapshot()["slate"]
+    from companion.meetup import Refused, read_slate
+    with pytest.raises(Refused, match=f"slate.{key} "):
+        read_slate("table-1", json.dumps(bad).encode())
+
+
+def test_the_leaderboards_web_server_has_the_venue_network_defences(tmp_path):
+    import socket
+
+    from meetup_broker import free_port
+
+    config = parse_leaderboard({"broker": {"port": free_port()}})  # no broker: the page serves anyway
+    service = LeaderboardService(config, tmp_path, host="127.0.0.1", port=0)
+    service.start()
+    held = []
+    try:
+        with socket.create_connection(("127.0.0.1", service.port), timeout=5) as conn:
+            conn.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 50000000\r\n\r\n")  # no body follows
+            assert conn.recv(200).startswith(b"HTTP/1.1 413"), "refused before any of the body is read"
+        for _ in range(17):  # one client address: 16 connections at most
+            held.append(socket.create_connection(("127.0.0.1", service.port), timeout=5))
+        try:
+            held[-1].sendall(b"GET /api/leaderboard HTTP/1.1\r\nHost: x\r\n\r\n")
+            answer = held[-1].recv(100)
+        except ConnectionResetError:
+            answer = b""
+        assert answer == b"", "the 17th connection is closed at once"
+        held[0].sendall(b"GET /api/leaderboard HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert held[0].recv(100).startswith(b"HTTP/1.1 200")
+    finally:
+        for conn in held:
+            conn.close()
+        service.stop()

@@ -27,7 +27,7 @@ pytestmark = [pytest.mark.slow, needs_mosquitto]
 
 PLAYERS = ["Ann", "Ben", "Cara"]
 TABLES = ("table-1", "table-2", "table-3")
-USERS = {"leaderboard": "pw-board", "spy": "pw-spy", **{t: f"pw-{t}" for t in TABLES}}
+USERS = {"leaderboard": "pw-board", "spy": "pw-spy", "spy-2": "pw-spy-2", **{t: f"pw-{t}" for t in TABLES}}
 
 
 class Leaderboard:

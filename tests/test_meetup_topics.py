@@ -86,7 +86,7 @@ def test_a_table_cannot_publish_under_another_tables_name(evening):
         assert spy.on("companion/tables/table-2/") == []
         table_1.disconnect()
 
-        late = Spy(broker.port, "spy", USERS["spy"])  # nothing forged was retained either
+        late = Spy(broker.port, "spy-2", USERS["spy-2"])  # nothing forged was retained either
         time.sleep(0.3)
         assert late.on("companion/tables/table-2/") == []
         late.close()

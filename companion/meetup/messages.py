@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from companion.history import ended_early
 from companion.rules import GameRecord, RulesError, get_game, replay
 
 PREFIX = "companion/tables"
@@ -142,7 +143,8 @@ def _claimed_table(data: Mapping[str, Any], table: str, what: str) -> None:
 def read_game(table: str, game_id: str, payload: bytes) -> ArrivedGame:
     """The game published on `companion/tables/<table>/games/<game_id>`, once it replays to
     a finished game with the referee. Refused: not JSON, oversized, another table's name,
-    an id that is not the record's, a record that does not replay or is not over."""
+    an id that is not the record's, a record that does not replay or is not over, a game
+    the host ended early (not played, as in the table's own stats)."""
     data = _json_object(payload, "game message")
     if data.get("format") != GAME_FORMAT or data.get("version") != VERSION:
         raise Refused("not a game message of this version")
@@ -157,6 +159,8 @@ def read_game(table: str, game_id: str, payload: bytes) -> ArrivedGame:
         raise Refused("the game's id is not its record's")
     if not state.finished:
         raise Refused("the game is not over")
+    if ended_early(record):  # as the table's own stats: a game the host ended was not played
+        raise Refused("the host ended the game early: it was not played out")
     winner = state.winner if isinstance(state.winner, int) and 0 <= state.winner < len(record.players) else None
     tally = {seat: {k: int(v) for k, v in counts.items()} for seat, counts in game.tally(state).items()}
     return ArrivedGame(table=table, id=game_id, game=game.name, title=game.title, players=tuple(record.players),
@@ -174,7 +178,32 @@ def read_slate(table: str, payload: bytes) -> dict[str, Any]:
         raise Refused("the slate message has no table title")
     if slate is not None and not isinstance(slate, dict) or prompt is not None and not isinstance(prompt, dict):
         raise Refused("the slate message's slate is not an object")
+    if slate is not None:
+        _slate_shape(slate)
     return {"title": title, "slate": slate, "prompt": prompt}
+
+
+def _text(value: Any, *, optional: bool = True) -> bool:
+    return isinstance(value, str) and len(value) <= 200 or optional and value is None
+
+
+def _number(value: Any) -> bool:
+    return value is None or isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _slate_shape(slate: Mapping[str, Any]) -> None:
+    """The fields the leaderboard's tile shows (web/static/leaderboard.js `tile`), each of
+    the kind a table's slate has; Refused naming the first that is not."""
+    checks = [("title", _text(slate.get("title"), optional=False)), ("stage", _text(slate.get("stage"))),
+              ("prompt", _text(slate.get("prompt"))), ("winner", _text(slate.get("winner"))),
+              ("scoring", _text(slate.get("scoring"))), ("finished", isinstance(slate.get("finished"), bool))]
+    players = slate.get("players")
+    checks.append(("players", isinstance(players, list) and len(players) <= 12 and all(
+        isinstance(p, dict) and _text(p.get("name"), optional=False) and _text(p.get("status"))
+        and _number(p.get("score")) and _number(p.get("dice")) for p in players)))
+    for key, good in checks:
+        if not good:
+            raise Refused(f"the slate message's slate.{key} is not what a table's slate has")
 
 
 def read_status(payload: bytes) -> bool:

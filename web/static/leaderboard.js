@@ -50,6 +50,21 @@
     return li;
   }
 
+  // One table's odd slate costs only its own tile, never the page (the server checks the
+  // slate's shape too: companion.meetup.read_slate).
+  function safeTile(t) {
+    try {
+      return tile(t);
+    } catch (err) {
+      const li = el("li", "lb-tile");
+      li.dataset.table = String(t && t.table);
+      li.dataset.broken = "yes";
+      li.append(el("div", "lb-tile-head", t && (t.title || t.table)));
+      li.append(el("div", "muted", "This table's slate cannot be shown"));
+      return li;
+    }
+  }
+
   function standingsTable(table, rows, mode) {
     table.replaceChildren();
     const head = el("tr");
@@ -85,7 +100,7 @@
     if (view.broker && view.broker.connected === false) {
       broker.append(el("span", "notice", "no broker" + (view.broker.since ? " since " + clock(view.broker.since) : "")));
     }
-    $("lb-tiles").replaceChildren(...view.tables.map(tile));
+    $("lb-tiles").replaceChildren(...view.tables.map(safeTile));
     standingsTable($("lb-overall"), view.overall, view.scoring.mode);
     const byGame = $("lb-by-game");
     byGame.replaceChildren();

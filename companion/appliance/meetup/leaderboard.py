@@ -3,7 +3,7 @@
 `LeaderboardService(config, data_dir).start()` opens the evening's board
 (`companion.meetup.Board`), subscribes to the tables' topics with a persistent MQTT
 session (games published while the leaderboard was away are kept for it by the broker)
-and serves `web.leaderboard` with waitress. Every message goes through `receive`: a game
+and serves `web.leaderboard` with waitress, guarded as the table's own server is. Every message goes through `receive`: a game
 is counted only when its record replays (`companion.meetup.read_game`); anything refused
 is logged once (the board remembers it) and changes nothing.
 """
@@ -24,6 +24,9 @@ from companion.meetup.messages import PREFIX
 
 log = logging.getLogger("companion.leaderboard")
 
+#: The page's workers, and seconds a connection may stay silent (as the table's server).
+THREADS = 8
+CHANNEL_TIMEOUT = 30
 #: Slates at QoS 0: the broker never queues a backlog of them (each replaces the one before,
 #: and the retained one comes on every connection); statuses and games at QoS 1.
 SUBSCRIPTIONS = [(f"{PREFIX}/+/slate", 0), (f"{PREFIX}/+/status", 1), (f"{PREFIX}/+/games/+", 1)]
@@ -60,15 +63,21 @@ class LeaderboardService:
         log.info("leaderboard up at http://%s:%s/ (data in %s)", self.host, self.port, self.data_dir)
 
     def _build_server(self):
-        from waitress import create_server
-
+        """waitress with the slate's venue-network defences (companion.appliance.http_guard):
+        no request body at all (the page only reads), a half-sent request dropped within
+        seconds, at most 16 connections per client address."""
+        from companion.appliance.http_guard import Limits, create_guarded_server
         from web.leaderboard import create_leaderboard_app
 
         app = create_leaderboard_app(self.board, {
             "title": self.config.title, "scoring": self.config.scoring, "tables": self.config.tables,
             "allowed_hosts": list(self.config.allowed_hosts),
             "broker": lambda: {"connected": self._connected, "since": self._since}})
-        return create_server(app, host=self.host, port=self.port, threads=8, ident="game-companion-leaderboard")
+        return create_guarded_server(
+            app, max_body=0, limits=Limits(body_limit=lambda _path: 0),
+            host=self.host, port=self.port, threads=THREADS, connection_limit=100, asyncore_use_poll=True,
+            channel_timeout=CHANNEL_TIMEOUT, cleanup_interval=1, channel_request_lookahead=1,
+            ident="game-companion-leaderboard", clear_untrusted_proxy_headers=True)
 
     def stop(self) -> None:
         self._connected = False  # a disconnection asked for is not "lost"

@@ -162,6 +162,8 @@ class TablePublisher:
                 self._take_acks()
                 if self.connected:
                     fresh = self._fresh_connection.is_set()
+                    if fresh:  # a new connection: what was in flight is resent below under new ids
+                        self._inflight.clear()
                     self._publish_slate(force=fresh)
                     if fresh or self._game_ended() or self._clock() - self._checked_at >= RESEND_AFTER:
                         self._checked_at = self._clock()
@@ -190,11 +192,20 @@ class TablePublisher:
             self._last_slate = payload
 
     def _send_due(self) -> None:
+        """Send what is due. `_inflight` keeps one entry per game still due, the latest send:
+        an entry is dropped when its game is sent again or is no longer due, so an old
+        message id (paho's ids wrap, and slates share them) can never mark a game taken."""
         now = self._clock()
+        due_games = self.outbox.due()
+        due_ids = {due.local_id for due in due_games}
+        for mid in [mid for mid, (game, _) in self._inflight.items() if game.local_id not in due_ids]:
+            del self._inflight[mid]
         waiting = {due.local_id for due, sent in self._inflight.values() if now - sent < RESEND_AFTER}
-        for due in self.outbox.due():
+        for due in due_games:
             if due.local_id in waiting:
                 continue
+            for mid in [mid for mid, (game, _) in self._inflight.items() if game.local_id == due.local_id]:
+                del self._inflight[mid]  # resent: its earlier message id no longer stands for it
             record = self.table.store.load(due.local_id)
             game_id, payload = game_message(self.name, due.local_id, record)
             info = self._client.publish(game_topic(self.name, game_id), payload, qos=1)
@@ -213,3 +224,5 @@ class TablePublisher:
             sent = self._inflight.pop(mid, None)
             if sent is not None:
                 self.outbox.taken(sent[0])
+                for other in [m for m, (game, _) in self._inflight.items() if game.local_id == sent[0].local_id]:
+                    del self._inflight[other]

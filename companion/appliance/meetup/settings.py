@@ -1,7 +1,7 @@
 """The table's `[meetup]` section and the leaderboard's config file (docs/config.md, docs/meetup.md).
 
     [meetup]  enabled = true, broker = "leaderboard.local", port = 1883, table = "table-1",
-              username (default: table), password, tls = false, ca_file, keepalive = 15
+              username (only the table's name), password, tls = false, ca_file, keepalive = 15
 
 Off by default: without `enabled = true` the table connects to nothing and behaves as a
 table alone. Every mistake is a ValueError naming the key (the config loader adds the file).
@@ -58,6 +58,10 @@ class MeetupSection:
         if not valid_table_name(table):
             raise MeetupConfigError('meetup.table must be this table\'s name at the meetup, such as "table-1": '
                                     "1 to 32 letters, digits, - or _ (it is its broker user name and topic)")
+        if section.get("username", table) != table:  # the ACL: a user writes only under its own name
+            raise MeetupConfigError(f"meetup.username must be the table's name ({table!r}), or left out: the "
+                                    "broker lets a table write only under its own user name, and would take "
+                                    "and drop every game sent under another")
         if "broker" not in section:
             raise MeetupConfigError('meetup.broker must name the broker\'s machine, such as "leaderboard.local"')
         broker = parse_broker(section, "meetup", base_dir, host_key="broker", default_user=table)
