@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 
-from companion.appliance import service
+from companion.appliance import addresses
 
 
 class NoRoute:
@@ -35,17 +35,17 @@ class Routed(NoRoute):
 
 
 def test_all_interfaces_name_the_lan_address(monkeypatch):
-    monkeypatch.setattr(service.socket, "socket", Routed("192.168.1.50"))
-    assert service._reachable_host("0.0.0.0") == "192.168.1.50"
+    monkeypatch.setattr(addresses.socket, "socket", Routed("192.168.1.50"))
+    assert addresses.reachable_host("0.0.0.0") == "192.168.1.50"
 
 
 def test_without_a_route_the_mdns_name_stands_in_for_loopback(monkeypatch):
-    monkeypatch.setattr(service.socket, "socket", NoRoute)
-    monkeypatch.setattr(service.socket, "gethostname", lambda: "gametable")
-    assert service._reachable_host("0.0.0.0") == "gametable.local"
-    assert service._reachable_host("::") == "gametable.local"
+    monkeypatch.setattr(addresses.socket, "socket", NoRoute)
+    monkeypatch.setattr(addresses.socket, "gethostname", lambda: "gametable")
+    assert addresses.reachable_host("0.0.0.0") == "gametable.local"
+    assert addresses.reachable_host("::") == "gametable.local"
 
 
 def test_a_configured_listening_address_is_kept():
-    assert service._reachable_host("192.168.1.7") == "192.168.1.7"
+    assert addresses.reachable_host("192.168.1.7") == "192.168.1.7"
     assert socket.gethostname()  # the real name the service would fall back to

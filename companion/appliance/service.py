@@ -15,12 +15,12 @@ import fcntl
 import logging
 import queue
 import signal
-import socket
 import threading
 from pathlib import Path
 from typing import Any, Callable
 
 from companion.appliance import backup, meetup, memory, watchdog
+from companion.appliance.addresses import slate_url
 from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials
 from companion.projection import SeatsView
 from companion.rules import BadRecord, IllegalAction, UnknownGame
@@ -328,9 +328,7 @@ class TableService:
 
     @property
     def url(self) -> str:
-        if self.config.web.tls_proxy:  # phones come in through the proxy, on 443
-            return f"https://{_reachable_host('0.0.0.0')}/"
-        return f"http://{_reachable_host(self.host)}:{self.port}/"
+        return slate_url(self.host, self.port, tls_proxy=self.config.web.tls_proxy)
 
     @property
     def host_url(self) -> str:
@@ -415,24 +413,6 @@ def demo_reader(camera, vision_config, table) -> DiceReader:
         log.warning("the dice reader is unavailable (%s); the demo uses the photos' known values", exc)
         table.set_device_status("reader", "demo", f"the dice reader cannot start ({exc}); using the photos' known values")
         return ManifestReader(camera)
-
-
-def _reachable_host(host: str) -> str:
-    """The address a phone or tablet would use for a server listening on `host`: the LAN
-    address, else (no route yet: a hotspot still starting) the mDNS name `<hostname>.local`."""
-    if host not in ("0.0.0.0", "::", ""):
-        return host
-    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        probe.connect(("10.254.254.254", 1))  # no packet is sent: this only picks the LAN interface
-        address = probe.getsockname()[0]
-    except OSError:
-        address = "127.0.0.1"
-    finally:
-        probe.close()
-    if address.startswith("127.") or address == "0.0.0.0":
-        return f"{socket.gethostname()}.local"
-    return address
 
 
 def _close_server(server) -> None:
