@@ -21,6 +21,14 @@ PLAYERS = ["Ann", "Ben", "Cara"]
 WENT_OFFLINE = time.mktime((2026, 11, 26, 21, 14, 0, 0, 0, -1))  # 21:14 local time
 
 
+#: Every visible text under `smallest` px, as "its text: its size".
+SMALL_TEXT_JS = """(smallest) => [...document.body.querySelectorAll("*")]
+    .filter((e) => [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())
+                   && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden")
+    .filter((e) => parseFloat(getComputedStyle(e).fontSize) < smallest)
+    .map((e) => `${e.textContent.trim().slice(0, 30)}: ${getComputedStyle(e).fontSize}`)"""
+
+
 def arrive(board: Board, table: str, local_id: str, seed: int) -> None:
     played = simulate("gyvahrs", PLAYERS, seed=seed).record
     record = GameRecord(game=played.game, players=played.players, options=played.options, events=played.events,
@@ -59,6 +67,9 @@ def test_the_leaderboard_shows_tables_and_standings_and_follows_new_games(tmp_pa
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "no sideways scrolling"
         assert page.evaluate("document.getElementById('lb-overall').scrollWidth <= "
                              "document.querySelector('.lb-standings').clientWidth"), "the standings fit their panel"
+        if size == "landscape":  # the kiosk by the door: the slate's size rule, read from two metres
+            small = page.evaluate(SMALL_TEXT_JS, 20)
+            assert not small, f"text under 20 px on the kiosk: {small}"
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"leaderboard-{size}.png"))
     finally:
