@@ -1,9 +1,10 @@
 """Train the top-face classifier (pips 1..6, "not a die", "a die without pips") and export ONNX.
 
-Reproduce: python scripts/vision/train_faces.py --out hardware/vision/models/die_faces.onnx
-Needs torch (CPU) + numpy + opencv; uses the non-held-out images of the three sets
-(see dataset.py) plus procedural crops (synth_faces.py). Seeds are fixed. The shipped
-model came from the defaults (280 epochs, width 1.0, one thread, seed 12): about an hour.
+Reproduce the shipped model (docs/vision.md): the defaults (280 epochs, width 1.0, one
+thread, seed 12; about an hour), then --from-onnx that export --lr 5e-4 --epochs 80
+--oblique 16000 --oblique-share 0.35 (12 minutes). Needs torch (CPU) + numpy + opencv;
+uses the non-held-out images of the three sets (see dataset.py) plus procedural crops
+(synth_faces.py, oblique_dice.py). Seeds are fixed.
 
 A crop is taken square around a die centre with side CROP_FACTOR x the die size,
 rotated at random, resized to FACE_SIDE. Class 0 = background (no die centred),
