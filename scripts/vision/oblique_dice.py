@@ -84,9 +84,10 @@ class Camera:
 
 
 def draw_die(rng: random.Random, canvas: np.ndarray, camera: Camera, cx: float, cy: float, scale: float,
-             label: int, light: np.ndarray) -> tuple[float, float, float]:
+             label: int, light: np.ndarray, shadow: bool = True) -> tuple[float, float, float]:
     """Draw a die showing `label` on top (7: faces without pips) with its box centre near
-    (cx, cy), the cube's edge `scale` pixels; returns its box (centre x, centre y, side)."""
+    (cx, cy), the cube's edge `scale` pixels, and its shadow unless `shadow` is False;
+    returns its box (centre x, centre y, side)."""
     yaw = rng.uniform(0, 2 * math.pi)
     rot = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]])
     corners = np.array([(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (0.0, 1.0)]) @ rot.T
@@ -95,11 +96,13 @@ def draw_die(rng: random.Random, canvas: np.ndarray, camera: Camera, cx: float, 
     ox, oy = cx - box_c[0], cy - box_c[1]  # the box, not the cube's foot, lands at (cx, cy)
     # shadow: the cube pushed along the light onto the table
     shadow_pts = corners - corners[:, 2:3] / light[2] * light
-    shadow = np.zeros(canvas.shape[:2], np.float32)
-    cv2.fillPoly(shadow, [cv2.convexHull(camera.project(np.vstack([corners[::2], shadow_pts]), scale, ox, oy)
-                                         .astype(np.int32))], 1.0, cv2.LINE_AA)
-    shadow = cv2.GaussianBlur(shadow, (0, 0), scale * rng.uniform(0.05, 0.2) + 1)
-    canvas *= (1 - shadow * rng.uniform(0.2, 0.6))[..., None]
+    dark = np.zeros(canvas.shape[:2], np.float32)
+    cv2.fillPoly(dark, [cv2.convexHull(camera.project(np.vstack([corners[::2], shadow_pts]), scale, ox, oy)
+                                       .astype(np.int32))], 1.0, cv2.LINE_AA)
+    dark = cv2.GaussianBlur(dark, (0, 0), scale * rng.uniform(0.05, 0.2) + 1)
+    depth = rng.uniform(0.2, 0.6)
+    if shadow:
+        canvas *= (1 - dark * depth)[..., None]
     tex, body, _ = _body(rng, TEX)
     pips = label in PIP_LAYOUT
     pip = _pip_colour(rng, body).astype(np.float32) if pips else None
@@ -167,6 +170,26 @@ def oblique_crop(rng: random.Random, label: int, out: int = 48, crop_factor: flo
         crop = cv2.resize(cv2.resize(crop, (small, small), interpolation=cv2.INTER_AREA), (out, out),
                           interpolation=cv2.INTER_LINEAR)
     return crop
+
+
+def oblique_sprite(rng: random.Random, side: int = 96) -> tuple[np.ndarray, np.ndarray, float, int | None]:
+    """One die seen at an angle, alone, for pasting (paste_scenes.py): (BGR float32 picture,
+    alpha 0..1, its box side, its top face or None for a die without pips), the box
+    centred in a `side` square. Drawn twice with the same draws, on black and on white: the
+    difference is where the die is."""
+    seed = rng.randrange(1 << 30)
+    label = rng.choice([1, 2, 3, 4, 5, 6, 7])
+    camera = Camera(math.radians(rng.uniform(20, 70)), rng.uniform(0, 2 * math.pi))
+    light = _light(rng)
+    scale = side / 1.6 / rng.uniform(1.35, 1.6)
+    on = []
+    for ground in (0.0, 255.0):
+        canvas = np.full((side, side, 3), ground, np.float32)
+        box = draw_die(random.Random(seed), canvas, camera, side / 2, side / 2, scale, label, light, shadow=False)
+        on.append(canvas)
+    alpha = np.clip(1 - (on[1] - on[0]).mean(axis=2) / 255, 0, 1)
+    picture = np.clip(on[0] / np.maximum(alpha, 1e-3)[..., None], 0, 255)
+    return picture, alpha, float(box[2]), (None if label == 7 else label)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ class Sprite:
     die: float  # the die's side in sprite pixels
     value: int | None  # pips shown, or None for a die without pips (chance cube, symbol die)
     turn: float = 0.0  # faces.edge_angle of the die in the sprite: the turn that sets it square
+    upright: bool = False  # a die seen at an angle: pasted unturned (its sides below it) at its box size
 
     def extent(self, side: float, angle: float) -> float:
         """The upright box of the die (the photos' labels, and the reader's die size) once it
@@ -115,6 +116,14 @@ def load_sprites(limit_tomi: int = 600, seed: int = 3, cache: Path | None = None
         import pickle
         cache.write_bytes(pickle.dumps([(s.picture, s.alpha, s.die, s.value, s.turn) for s in out]))
     return out
+
+
+def oblique_sprites(n: int, seed: int = 9) -> list[Sprite]:
+    """n dice seen at an angle (oblique_dice.py), for the finder's pasted scenes."""
+    import oblique_dice
+    rng = random.Random(seed)
+    return [Sprite(picture, alpha, die, value, 0.0, upright=True)
+            for picture, alpha, die, value in (oblique_dice.oblique_sprite(rng) for _ in range(n))]
 
 
 def background_patches(n: int = 300, seed: int = 4) -> list[np.ndarray]:
@@ -224,7 +233,7 @@ class Paster:
             else:
                 continue
             sprite = rng.choice(self.sprites)
-            angle = rng.uniform(0, 360)
+            angle = 0.0 if sprite.upright else rng.uniform(0, 360)
             self._paste(rng, canvas, sprite, x, y, size, shadow, angle)
             dice.append((x, y, sprite.extent(size, angle), sprite.value))
         if rng.random() < 0.15:  # a hand or the cup's rim over part of the table: what it hides is no die

@@ -275,6 +275,7 @@ def main():
     ap.add_argument("--die-range", default=None,
                     help="lo,hi: die sizes in working pixels that photos and pasted scenes are scaled to")
     ap.add_argument("--sprites-cache", default=None, help="pickle file for the pasted dice (made when missing)")
+    ap.add_argument("--oblique", type=int, default=0, help="dice seen at an angle added to the pasted ones (--paste)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--bands", type=float, default=0.0, help="share of crops shown under mains-flicker bands")
     ap.add_argument("--shadows", type=float, default=0.0, help="share of crops shown under uneven light")
@@ -302,6 +303,8 @@ def main():
         import paste_scenes
         cache = Path(args.sprites_cache) if args.sprites_cache else None
         paster = paste_scenes.Paster(paste_scenes.load_sprites(cache=cache), paste_scenes.background_patches())
+        if args.oblique:  # dice seen at an angle (oblique_dice.py) among the pasted ones
+            paster.sprites = paster.sprites + paste_scenes.oblique_sprites(args.oblique)
         print(f"{len(paster.sprites)} dice to paste, {len(paster.backgrounds)} backgrounds", flush=True)
     paste_rng = random.Random(args.seed + 8)
     net = ARCHS[args.arch]()
