@@ -585,26 +585,27 @@ make_certificate() {
 
 # A kept config gets `tls_proxy = true` in its [web] section (added when missing).
 proxy_in_config() {
-    local conf
+    local conf aside
     conf="$(at "$CONF")"
-    if grep -Eq '^[[:space:]]*tls_proxy[[:space:]]*=[[:space:]]*true' "$conf"; then return 0; fi
-    if grep -Eq '^[[:space:]]*tls_proxy[[:space:]]*=' "$conf"; then
-        sed -i -E 's/^[[:space:]]*tls_proxy[[:space:]]*=.*/tls_proxy = true/' "$conf"
-    elif grep -Eq '^\[web\]' "$conf"; then
-        sed -i '/^\[web\]/a tls_proxy = true' "$conf"
-    else
-        printf '\n[web]\n# HTTPS through nginx (install-pi.sh --https): loopback only.\ntls_proxy = true\n' >> "$conf"
+    if ! grep -Eq '^[[:space:]]*tls_proxy[[:space:]]*=[[:space:]]*true' "$conf"; then
+        if grep -Eq '^[[:space:]]*tls_proxy[[:space:]]*=' "$conf"; then
+            sed -i -E 's/^[[:space:]]*tls_proxy[[:space:]]*=.*/tls_proxy = true/' "$conf"
+        elif grep -Eq '^\[web\]' "$conf"; then
+            sed -i '/^\[web\]/a tls_proxy = true' "$conf"
+        else
+            printf '\n[web]\n# HTTPS through nginx (install-pi.sh --https): loopback only.\ntls_proxy = true\n' >> "$conf"
+        fi
+        say "set [web] tls_proxy = true in $CONF (the service listens on 127.0.0.1 behind nginx)"
     fi
-    say "set [web] tls_proxy = true in $CONF (the service listens on 127.0.0.1 behind nginx)"
     # A [web] host on the network would stop the service (the proxy needs loopback): put it aside.
-    if awk '/^\[/{web=($0=="[web]")} web && /^[[:space:]]*host[[:space:]]*=/ && !/127\.0\.0\.1/' "$conf" | grep -q .; then
-        awk '/^\[/{web=($0=="[web]")}
-             web && /^[[:space:]]*host[[:space:]]*=/ && !/127\.0\.0\.1/ {print "# " $0 "  # off: behind the HTTPS proxy the table listens on 127.0.0.1"; next}
-             {print}' "$conf" > "$conf.new"
-        cat "$conf.new" > "$conf"
-        rm -f "$conf.new"
+    aside="$(mktemp)"
+    awk '/^\[/{web=($0=="[web]")}
+         web && /^[[:space:]]*host[[:space:]]*=/ && !/127\.0\.0\.1/ {print "# " $0 "  # off: behind the HTTPS proxy the table listens on 127.0.0.1"; next}
+         {print}' "$conf" > "$aside"
+    if replace_content "$conf" "$aside"; then
         say "turned off the [web] host line in $CONF: behind nginx the service listens on 127.0.0.1"
     fi
+    rm -f "$aside"
 }
 
 start_service() {
