@@ -67,12 +67,15 @@ class Server:
                 if channel not in (server, server.trigger):
                     channel.close()
 
-        try:
-            server.trigger.pull_trigger(close_connections)
-            server.task_dispatcher.shutdown(cancel_pending=True, timeout=3)  # the streams see their sockets gone
-            server.trigger.pull_trigger(server.close)  # listener and trigger: the map is empty, the loop ends
-        except OSError:  # the loop closed its trigger already (it is ending): nothing is left to wake
-            server.task_dispatcher.shutdown(cancel_pending=True, timeout=3)
+        def wake(thunk):
+            try:
+                server.trigger.pull_trigger(thunk)
+            except OSError:  # the loop closed its trigger already (it is ending): nothing is left to wake
+                pass
+
+        wake(close_connections)
+        server.task_dispatcher.shutdown(cancel_pending=True, timeout=3)  # the streams see their sockets gone
+        wake(server.close)  # listener and trigger: the map is empty, the loop ends
         self.thread.join(timeout=5)
 
 
