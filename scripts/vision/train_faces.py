@@ -55,17 +55,22 @@ def set_side(side: int) -> None:
     FACE_SIDE = side
 
 
-def conv(cin, cout):
+def conv(cin, cout, folded: bool = False):
+    if folded:  # as exported: the batch norm folded into the convolution's weights and bias
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(inplace=True))
     return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
 
 class FaceNet(nn.Module):
-    def __init__(self, width: float = 1.0):
+    """The face model; `folded`: as it is exported, to go on training a shipped model
+    (--from-onnx, `load_onnx`)."""
+
+    def __init__(self, width: float = 1.0, folded: bool = False):
         super().__init__()
         a, b, c = (int(round(n * width / 4)) * 4 for n in (16, 32, 48))
-        self.body = nn.Sequential(conv(3, a), conv(a, a), nn.MaxPool2d(2),
-                                  conv(a, b), conv(b, b), nn.MaxPool2d(2),
-                                  conv(b, c), conv(c, c), nn.MaxPool2d(2))
+        self.body = nn.Sequential(conv(3, a, folded), conv(a, a, folded), nn.MaxPool2d(2),
+                                  conv(a, b, folded), conv(b, b, folded), nn.MaxPool2d(2),
+                                  conv(b, c, folded), conv(c, c, folded), nn.MaxPool2d(2))
         self.fc1 = nn.Linear(c * (FACE_SIDE // 8) ** 2, 96)
         self.fc2 = nn.Linear(96, N_CLASSES)
         self.drop = nn.Dropout(0.3)
@@ -74,28 +79,8 @@ class FaceNet(nn.Module):
         x = self.body(x).flatten(1)
         return self.fc2(self.drop(F.relu(self.fc1(x))))
 
-
-class FoldedFaceNet(nn.Module):
-    """FaceNet as it is exported (each batch norm folded into its convolution): to go on
-    training a shipped model (--from-onnx)."""
-
-    def __init__(self, width: float = 1.0):
-        super().__init__()
-        a, b, c = (int(round(n * width / 4)) * 4 for n in (16, 32, 48))
-
-        def folded(cin, cout):
-            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(inplace=True))
-
-        self.body = nn.Sequential(folded(3, a), folded(a, a), nn.MaxPool2d(2),
-                                  folded(a, b), folded(b, b), nn.MaxPool2d(2),
-                                  folded(b, c), folded(c, c), nn.MaxPool2d(2))
-        self.fc1 = nn.Linear(c * (FACE_SIDE // 8) ** 2, 96)
-        self.fc2 = nn.Linear(96, N_CLASSES)
-        self.drop = nn.Dropout(0.3)
-
-    forward = FaceNet.forward
-
-    def load_onnx(self, path: str) -> "FoldedFaceNet":
+    def load_onnx(self, path: str) -> "FaceNet":
+        """The weights of an export (a folded net only: an export has no batch norms)."""
         import onnx
         from onnx import numpy_helper
 
@@ -103,6 +88,7 @@ class FoldedFaceNet(nn.Module):
         fcs = {name: weights.pop(name) for name in ("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias")}
         convs = [m for m in self.body.modules() if isinstance(m, nn.Conv2d)]
         values = list(weights.values())  # in the net's order: weight, bias of each convolution
+        assert all(m.bias is not None for m in convs), "load_onnx needs FaceNet(folded=True)"
         assert len(values) == 2 * len(convs), "not a FaceNet export"
         with torch.no_grad():
             for k, m in enumerate(convs):
@@ -309,7 +295,7 @@ def main():
     global INVERT
     INVERT = args.invert
     cum = list(itertools.accumulate(max(1, len(d)) for _, d, _ in train)) if args.by_die else None
-    net = FoldedFaceNet(args.width).load_onnx(args.from_onnx) if args.from_onnx else FaceNet(args.width)
+    net = FaceNet(args.width, folded=True).load_onnx(args.from_onnx) if args.from_onnx else FaceNet(args.width)
     bs = 64
     steps = args.epochs * (args.per_epoch // bs)
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
