@@ -286,8 +286,8 @@ def _doubt(kept, values, confidences, doubtful, min_confidence, untaught=(), occ
                 "companion calibrate --empty-table)")
     if untaught:
         # A die showing a face the profile never saw is read as the nearest taught face,
-        # and on spike-A that was sure (>= 0.8) for about half of such dice: the glyphs of
-        # one set look alike to the embedding. So a partial profile never gives a clean read.
+        # often surely (the glyphs of one set look alike to the embedding; decisions.md).
+        # So a partial profile never gives a clean read.
         listed = ", ".join(map(str, untaught))
         if len(untaught) == 1:
             return (f"the spike profile has not been taught face {listed} yet, so a die showing it "
