@@ -124,19 +124,19 @@ def load_items(held_out: bool):
     return out
 
 
-def synth_pool(n: int, seed: int = 5):
-    """n procedural crops per class share (synth_faces.py), made once: drawing is slow, augmenting is not."""
+def synth_pool(n: int, seed: int = 5, draw=None):
+    """n procedural crops per class share, made once: drawing is slow, augmenting is not.
+    `draw(rng, label, out=, crop_factor=)`: synth_faces.face_crop unless given."""
+    draw = draw or synth_faces.face_crop
     rng = random.Random(seed)
     labels = [rng.choice([0, 1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4, 5, 6]) for _ in range(n)]
-    return [(synth_faces.face_crop(rng, lab, out=FACE_SIDE, crop_factor=CROP_FACTOR), lab) for lab in labels]
+    return [(draw(rng, lab, out=FACE_SIDE, crop_factor=CROP_FACTOR), lab) for lab in labels]
 
 
 def oblique_pool(n: int, seed: int = 7):
-    """n crops of dice seen at an angle (oblique_dice.py), made once like synth_pool's."""
+    """n crops of dice seen at an angle (oblique_dice.py), made as synth_pool's."""
     import oblique_dice
-    rng = random.Random(seed)
-    labels = [rng.choice([0, 1, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4, 5, 6]) for _ in range(n)]
-    return [(oblique_dice.oblique_crop(rng, lab, out=FACE_SIDE, crop_factor=CROP_FACTOR), lab) for lab in labels]
+    return synth_pool(n, seed, oblique_dice.oblique_crop)
 
 
 def sample_synth(pool, rng):
