@@ -11,7 +11,10 @@ recording over); the service then falls back to manual dice entry on the host pa
 - `RecordedFrames`: a folder of images in name order, or a video file, for the demo and tests.
 - `DemoCamera` (`hardware.demo_camera`): bundled photos that follow the game, for the demo.
 
-`open_camera(section)` builds the one named by the `[camera]` config section.
+`open_camera(section)` builds the one named by the `[camera]` config section, turned by
+`Turned` when the camera is mounted on its side or upside down (`turn`): the dice reader
+expects the far side of the table at the top of the picture, where a die seen at an angle
+shows its top face above its sides.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ __all__ = [
     "PiCamera",
     "RecordedFrames",
     "RecordingEnded",
+    "Turned",
     "UsbCamera",
     "as_bgr",
     "open_camera",
@@ -216,6 +220,35 @@ class RecordedFrames:
         self.close()
 
 
+_ROTATE = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
+
+
+class Turned:
+    """Another source's frames turned `turn` degrees clockwise (90, 180 or 270)."""
+
+    def __init__(self, source: FrameSource, turn: int) -> None:
+        if turn not in _ROTATE:
+            raise ValueError(f"turn must be one of {sorted(_ROTATE)} degrees, not {turn!r}")
+        self.source, self.turn = source, turn
+
+    def read(self) -> np.ndarray:
+        return cv2.rotate(self.source.read(), _ROTATE[self.turn])
+
+    def close(self) -> None:
+        self.source.close()
+
+    def __enter__(self) -> Turned:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __getattr__(self, name: str):
+        if name == "source":
+            raise AttributeError(name)
+        return getattr(self.source, name)  # the camera's own controls (measure_light, ...) stay reachable
+
+
 def open_camera(section: CameraConfig | dict | None = None, *, base_dir: str | Path | None = None) -> FrameSource | None:
     """The frame source the `[camera]` section names; None for source = "none".
 
@@ -225,6 +258,11 @@ def open_camera(section: CameraConfig | dict | None = None, *, base_dir: str | P
     config = section if isinstance(section, CameraConfig) else CameraConfig.from_mapping(section or {}, base_dir=base_dir)
     if config.source == "none":
         return None
+    source = _open(config)
+    return Turned(source, config.turn) if config.turn else source
+
+
+def _open(config: CameraConfig) -> FrameSource:
     if config.source == "picamera":
         return PiCamera(
             config.resolution,

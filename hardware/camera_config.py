@@ -13,6 +13,7 @@
     autofocus = true           # picamera: continuous autofocus where the module has it (Camera Module 3)
     mode = "video"             # picamera: "video" (steady frame rate) or "still" (full quality, slower)
     mains_hz = 0               # picamera: 50 or 60 to keep exposure clear of lamps flickering with the mains
+    turn = 0                   # quarter turns, clockwise, that put the far side of the table at the top: 0, 90, 180, 270
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from hardware.faults import CameraConfigError
 SOURCES = ("picamera", "usb", "recorded", "none")
 MAINS_HZ = (0, 50, 60)  # 0: no flicker avoidance
 MODES = ("video", "still")
+TURNS = (0, 90, 180, 270)  # degrees clockwise
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class CameraConfig:
     autofocus: bool = True
     mode: str = "video"
     mains_hz: int = 0
+    turn: int = 0
 
     @property
     def recording(self) -> Path:
@@ -78,6 +81,7 @@ class CameraConfig:
             autofocus=_flag(values.get("autofocus", True), "camera.autofocus"),
             mode=mode,
             mains_hz=_mains(values.get("mains_hz", 0)),
+            turn=_turn(values.get("turn", 0)),
         )
         if source == "recorded" and (config.folder is None) == (config.video is None):
             raise CameraConfigError('camera.source = "recorded" needs exactly one of camera.folder or camera.video')
@@ -98,6 +102,13 @@ def _mains(value: Any) -> int:
     if isinstance(value, bool) or value not in MAINS_HZ:
         raise CameraConfigError(f"camera.mains_hz = {value!r}: give 50 or 60 (the mains frequency where the "
                                 f"table is: 50 in Europe, most of Asia and Africa, 60 in the Americas), or 0 for none")
+    return int(value)
+
+
+def _turn(value: Any) -> int:
+    if isinstance(value, bool) or value not in TURNS:
+        raise CameraConfigError(f"camera.turn = {value!r}: give 0, 90, 180 or 270 (degrees clockwise that bring "
+                                f"the far side of the table to the top of the picture)")
     return int(value)
 
 

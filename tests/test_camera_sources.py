@@ -16,6 +16,7 @@ from hardware.camera import (
     FrameSource,
     RecordedFrames,
     RecordingEnded,
+    Turned,
     UsbCamera,
     as_bgr,
     open_camera,
@@ -188,6 +189,41 @@ def test_open_camera_builds_the_recorded_source_from_the_config_section(photo_fo
         assert [blue(frames.read()) for _ in range(3)] == [10, 10, 120]
 
 
+def test_a_camera_mounted_on_its_side_is_turned_so_the_far_side_of_the_table_is_on_top(photo_folder):
+    frame = picture(10)
+    frame[0, :4] = 255  # a mark in the picture's top-left corner
+    cv2.imwrite(str(photo_folder / "reveal-00.png"), frame)
+    config = {"source": "recorded", "folder": photo_folder.name, "turn": 90}
+    with open_camera(config, base_dir=photo_folder.parent) as frames:
+        turned = frames.read()
+        assert turned.shape == (16, 12, 3)  # 12 x 16 on its side
+        assert (turned[:4, -1] == 255).all()  # a quarter turn clockwise: the top-left corner goes top-right
+    with open_camera({**config, "turn": 180}, base_dir=photo_folder.parent) as frames:
+        assert (frames.read()[-1, -4:] == 255).all()
+
+
+def test_a_turned_camera_keeps_its_own_controls():
+    class Metered:
+        closed = False
+
+        def read(self):
+            return picture(10)
+
+        def measure_light(self):
+            return {"ExposureTime": 1000}
+
+        def close(self):
+            self.closed = True
+
+    camera = Metered()
+    with Turned(camera, 270) as turned:
+        assert turned.read().shape == (16, 12, 3)
+        assert turned.measure_light() == {"ExposureTime": 1000}  # the host panel's "measure the light again"
+    assert camera.closed
+    with pytest.raises(ValueError, match="turn must be one of"):
+        Turned(camera, 45)
+
+
 def test_open_camera_with_source_none_is_no_camera():
     assert open_camera({"source": "none"}) is None
 
@@ -213,6 +249,8 @@ def test_the_default_camera_is_the_pi_camera_and_without_picamera2_it_is_unavail
         ({"hold_frames": 0}, r"camera.hold_frames"),
         ({"warmup_seconds": 120}, r"camera.warmup_seconds"),
         ({"mode": "photo"}, r"camera.mode"),
+        ({"turn": 45}, r"camera.turn = 45: give 0, 90, 180 or 270"),
+        ({"turn": True}, r"camera.turn"),
     ],
 )
 def test_camera_section_mistakes_are_refused_naming_the_key(section, message):

@@ -287,3 +287,36 @@ def test_one_too_many_beside_a_die_is_taken_for_part_of_it_when_the_count_says_s
     monkeypatch.setattr(reader, "face_probabilities", faces)
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=expect)
     assert sorted(reading.values) == sorted(values) and not reading.flagged, reading.reason
+
+
+@pytest.mark.parametrize("speck_p_die, second_sure, flagged", [(0.7, True, False), (0.9, True, True), (0.7, False, True)])
+def test_a_doubted_stray_goes_when_the_count_in_play_is_read_surely(monkeypatch, speck_p_die, second_sure, flagged):
+    """Two dice in play, read surely, and a third thing far from both that the face model
+    doubts (a speck of a speckled table): it goes. Not when the face model nearly believes
+    it (it may be a die), nor when one of the two is itself unsure (the speck may be it)."""
+    from hardware.vision import reader
+    from hardware.vision.detect import Candidate
+
+    a, b, speck = Candidate(100, 200, 40, 0.9), Candidate(300, 200, 40, 0.9), Candidate(200, 350, 30, 0.6)
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [a, b, speck])
+
+    def faces(frame, cands, second_look):
+        out = []
+        for c in cands:
+            p = np.zeros(8)
+            if c is a:
+                p[3], p[0] = 0.98, 0.02
+            elif c is b:
+                p[5], p[4], p[0] = (0.98, 0.0, 0.02) if second_sure else (0.6, 0.38, 0.02)
+            else:
+                p[2], p[6], p[0] = speck_p_die / 2, speck_p_die / 2, 1 - speck_p_die
+            out.append(p)
+        return np.array(out)
+
+    monkeypatch.setattr(reader, "face_probabilities", faces)
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
+    assert reading.flagged == flagged, reading.reason
+    if not flagged:
+        assert reading.values == (3, 5)
+    else:
+        assert "3 dice found, the game waits for 2" in reading.reason

@@ -19,7 +19,10 @@ FACE_SIDE = 48
 CROP_FACTOR = 1.35
 MODEL = "die_faces.onnx"
 SECOND_LOOK = 0.8  # a die whose best class is below this is looked at again, in other views
-LOOKS = ((90, 1.0), (180, 1.0), (270, 1.0), (45, 0.92), (135, 1.08))  # (turn in degrees, size factor)
+# (turn in degrees, size factor, mirrored): small turns and mirrors only. The picture's top
+# is the far side of the table, and a die seen at an angle shows its top face above its
+# sides; turned a quarter, its side face could pass for the top.
+LOOKS = ((0, 1.0, True), (12, 0.95, False), (-12, 1.05, False), (8, 1.08, True), (-8, 0.92, True))
 SHRINK_FIRST = 0.5  # crops shrunk more than this are averaged down first (see cut)
 NOT_A_DIE = 0
 OTHER_DIE = 7
@@ -95,6 +98,10 @@ def standardise_crop(crop: np.ndarray) -> np.ndarray:
     return standardise_crops([crop])[0]
 
 
+def _view(crop: np.ndarray, mirror: bool) -> np.ndarray:
+    return crop[:, ::-1] if mirror else crop
+
+
 def _probabilities(blob: np.ndarray) -> np.ndarray:
     return networks.softmax(networks.run(MODEL, blob).astype(np.float64))
 
@@ -104,7 +111,7 @@ def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],
     """(N, 8) class probabilities, one row per candidate.
 
     A die the model is unsure of (no class above `second_look`) is looked at again,
-    turned a quarter, a half and three quarters and a little larger and smaller, and
+    mirrored, turned a little and a little larger and smaller, and
     the views' probabilities are averaged: one view's unlucky glare or pixel grid
     matters less, and views that disagree keep the confidence low."""
     if not candidates:
@@ -113,8 +120,9 @@ def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],
     p = _probabilities(blob)
     unsure = [i for i in range(len(candidates)) if p[i].max() < second_look]
     if unsure:
-        views = standardise_crops([cut(frame, candidates[i].cx, candidates[i].cy, CROP_FACTOR * candidates[i].size * s, angle=a)
-                                   for i in unsure for a, s in LOOKS])
+        views = standardise_crops([_view(cut(frame, candidates[i].cx, candidates[i].cy,
+                                                 CROP_FACTOR * candidates[i].size * s, angle=a), mirror)
+                                   for i in unsure for a, s, mirror in LOOKS])
         q = _probabilities(views).reshape(len(unsure), len(LOOKS), -1)
         for k, i in enumerate(unsure):
             p[i] = (p[i] + q[k].sum(0)) / (1 + len(LOOKS))

@@ -111,7 +111,9 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
         die = p_die(p)
         if pips and float(p[OTHER_DIE]) >= float(p[1:7].max()):
             die = min(die, DOUBT_DIE)
-        if c.score >= look.keep_score and die >= look.keep_die:
+        # kept only when some one reading of a die is likelier than "no die here": a side
+        # face or a gap between touching dice can gather a little of every die's class
+        if c.score >= look.keep_score and die >= look.keep_die and float(p[1:].max()) > float(p[NOT_A_DIE]):
             kept.append(c)
             kept_p.append(p)
         elif c.score >= KEEP_SCORE and die >= DOUBT_DIE or c.score >= DOUBT_SCORE and die >= KEEP_DIE:
@@ -165,6 +167,21 @@ def _without_parts(kept: list[Candidate], probs: np.ndarray, expect: int) -> tup
     return [kept[i] for i in keep], probs[keep]
 
 
+def _without_strays(kept, probs, values, confidences, expect: int, min_confidence: float):
+    """When more dice are found than are in play and exactly that many are sure dice, read
+    surely, the rest (each less like a die than every one of those, and doubted: under
+    PART_DIE) are a speck of the table, a mark, a pip taken for a die: they go. Else all stay."""
+    die = [p_die(p) for p in probs]
+    sure = [i for i in range(len(kept)) if _sure_die(probs[i]) and confidences[i] >= min_confidence]
+    if len(sure) != expect:
+        return kept, probs, values, confidences
+    least = min((die[i] for i in sure), default=1.0)
+    rest = [i for i in range(len(kept)) if i not in sure]
+    if any(die[i] >= PART_DIE or die[i] >= least for i in rest):
+        return kept, probs, values, confidences
+    return [kept[i] for i in sure], probs[sure], [values[i] for i in sure], [confidences[i] for i in sure]
+
+
 def _beside(c: Candidate, dice: Sequence[Candidate]) -> bool:
     """Whether c lies within PART_NEAR die sizes of one of the dice."""
     return any(np.hypot(c.cx - d.cx, c.cy - d.cy) < PART_NEAR * d.size for d in dice)
@@ -213,6 +230,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
             kept, probs = _without_parts(kept, probs, expect)
     t0 = time.perf_counter()
     values, confidences = _values(frame, kept, probs, dice, profile)
+    if expect is not None and len(kept) > expect:
+        kept, probs, values, confidences = _without_strays(kept, probs, values, confidences, expect, min_confidence)
     t1 = time.perf_counter()
     order = sorted(range(len(kept)), key=lambda i: (kept[i].cx, kept[i].cy))
     readings = tuple(DieReading(values[i], kept[i].box(frame.shape), confidences[i]) for i in order)

@@ -141,9 +141,13 @@ def _light(rng: random.Random) -> np.ndarray:
                      math.sin(elevation)])
 
 
-def oblique_crop(rng: random.Random, label: int, out: int = 48, crop_factor: float = 1.35) -> np.ndarray:
+def oblique_crop(rng: random.Random, label: int, out: int = 48, crop_factor: float = 1.35,
+                 roll: float | None = None) -> np.ndarray:
     """One BGR uint8 crop, out x out, centred on the box of a die seen at an angle showing
-    `label` on top (0 = no die centred, 7 = a die without pips), side crop_factor x its box."""
+    `label` on top (0 = no die centred, 7 = a die without pips), side crop_factor x its box.
+    `roll`: the camera's turn about its axis is drawn within this many degrees of upright
+    (the far side of the table at the top of the picture, as a phone is held and a camera
+    is mounted); None: any turn."""
     side = out * SS
     camera = Camera(math.radians(rng.uniform(20, 70)), rng.uniform(0, 2 * math.pi))
     light = _light(rng)
@@ -162,8 +166,9 @@ def oblique_crop(rng: random.Random, label: int, out: int = 48, crop_factor: flo
                  rng.randint(1, 7), light)
     if label != 0 or rng.random() < 0.5:
         draw_die(rng, canvas, camera, cx, cy, scale, label if label else rng.randint(1, 7), light)
-    roll = cv2.getRotationMatrix2D((side / 2, side / 2), rng.uniform(-180, 180), 1.0)  # the phone's roll
-    canvas = cv2.warpAffine(canvas, roll, (side, side), borderMode=cv2.BORDER_REFLECT)
+    turn = rng.uniform(-180, 180) if roll is None else rng.uniform(-roll, roll)
+    m = cv2.getRotationMatrix2D((side / 2, side / 2), turn, 1.0)  # the phone's roll
+    canvas = cv2.warpAffine(canvas, m, (side, side), borderMode=cv2.BORDER_REFLECT)
     crop = photograph(rng, canvas, out)
     if rng.random() < 0.5:  # a die far from the phone: a few pixels across, enlarged to the crop
         small = rng.randint(16, 40)

@@ -2,7 +2,8 @@
 
 Reproduce the shipped model (docs/vision.md): the defaults (280 epochs, width 1.0, one
 thread, seed 12; about an hour), then --from-onnx that export --lr 5e-4 --epochs 80
---oblique 16000 --oblique-share 0.35 (12 minutes). Needs torch (CPU) + numpy + opencv;
+--oblique 16000 --oblique-share 0.35 (12 minutes), then twice 80 epochs with --upright 15
+(the commands are in docs/vision.md). Needs torch (CPU) + numpy + opencv;
 uses the non-held-out images of the three sets (see dataset.py) plus procedural crops
 (synth_faces.py, oblique_dice.py). Seeds are fixed.
 
@@ -120,7 +121,7 @@ def load_items(held_out: bool):
             continue
         img = cv2.imread(str(it.path))
         dice = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, max(b[2] - b[0], b[3] - b[1]), label_of(it.kind, b[4])) for b in it.boxes]
-        out.append((img, dice, hard_negatives(img, dice)))
+        out.append((img, dice, hard_negatives(img, dice), it.set_name in TOP_DOWN_SETS))
     return out
 
 
@@ -133,15 +134,25 @@ def synth_pool(n: int, seed: int = 5, draw=None):
     return [(draw(rng, lab, out=FACE_SIDE, crop_factor=CROP_FACTOR), lab) for lab in labels]
 
 
-def oblique_pool(n: int, seed: int = 7):
-    """n crops of dice seen at an angle (oblique_dice.py), made as synth_pool's."""
+def oblique_pool(n: int, seed: int = 7, roll: float | None = None):
+    """n crops of dice seen at an angle (oblique_dice.py), made as synth_pool's; `roll`:
+    the camera within this many degrees of upright (None: any turn)."""
     import oblique_dice
-    return synth_pool(n, seed, oblique_dice.oblique_crop)
+    return synth_pool(n, seed, lambda rng, lab, **kw: oblique_dice.oblique_crop(rng, lab, roll=roll, **kw))
 
 
-def sample_synth(pool, rng):
+# --upright: the picture's top is the far side of the table (a phone as it is held, a
+# camera as it is mounted). A die seen at an angle then shows its top face above its side
+# faces, which tells the top face from a side face where three faces show; turning its
+# crop by a quarter or a half would hide that. Photos looking straight down (byler's
+# tray) are turned any way still: there is no up in them.
+UPRIGHT_ROLL = None  # degrees of turn for upright crops; None: every crop turned any way
+TOP_DOWN_SETS = {"byler"}
+
+
+def sample_synth(pool, rng, upright: bool = False):
     crop, label = pool[rng.randrange(len(pool))]
-    f = np.rot90(crop, rng.randrange(4)).astype(np.float32)
+    f = np.asarray(crop if upright else np.rot90(crop, rng.randrange(4)), np.float32)
     if rng.random() < 0.5:
         f = f[:, ::-1]
     f *= np.array([rng.uniform(0.8, 1.2) for _ in range(3)], np.float32)
@@ -160,12 +171,12 @@ def sample(items, rng, pool=None, share=0.0, cum=None, pasted=None, paste_share=
     its dice when `cum` (cumulative dice counts) is given, so crowded trays are not
     under-weighted."""
     if oblique and rng.random() < oblique_share:
-        return sample_synth(oblique, rng)
+        return sample_synth(oblique, rng, upright=UPRIGHT_ROLL is not None)
     if pasted and rng.random() < paste_share:
         return sample_pasted(pasted, rng)
     if pool and rng.random() < share:
         return sample_synth(pool, rng)
-    img, dice, hard = items[rng.choices(range(len(items)), cum_weights=cum)[0] if cum else rng.randrange(len(items))]
+    img, dice, hard, top_down = items[rng.choices(range(len(items)), cum_weights=cum)[0] if cum else rng.randrange(len(items))]
     if hard and rng.random() < 0.15:
         cx, cy, size = hard[rng.randrange(len(hard))]
         cx += rng.uniform(-0.1, 0.1) * size
@@ -184,7 +195,10 @@ def sample(items, rng, pool=None, share=0.0, cum=None, pasted=None, paste_share=
         cx += rng.uniform(-0.12, 0.12) * size
         cy += rng.uniform(-0.12, 0.12) * size
     side = CROP_FACTOR * size * math.exp(rng.uniform(-0.2, 0.2))
-    crop = cut(img, cx, cy, side, FACE_SIDE, rng.uniform(0, 360))
+    any_turn = top_down or UPRIGHT_ROLL is None
+    crop = cut(img, cx, cy, side, FACE_SIDE, rng.uniform(0, 360) if any_turn else rng.uniform(-UPRIGHT_ROLL, UPRIGHT_ROLL))
+    if not any_turn and rng.random() < 0.5:
+        crop = crop[:, ::-1]  # a mirror keeps the top face on top
     f = crop.astype(np.float32)
     f *= np.array([rng.uniform(0.7, 1.3) for _ in range(3)], np.float32)
     f = (f - f.mean()) * rng.uniform(0.6, 1.4) + f.mean() * rng.uniform(0.6, 1.3)
@@ -268,6 +282,9 @@ def main():
     ap.add_argument("--sprites-cache", default=None, help="pickle file for the pasted dice (made when missing)")
     ap.add_argument("--oblique", type=int, default=0, help="crops of dice seen at an angle drawn before training")
     ap.add_argument("--oblique-share", type=float, default=0.25, help="share of each batch taken from them")
+    ap.add_argument("--upright", type=float, default=None, metavar="DEGREES",
+                    help="crops of pictures with an up (dice at an angle, tilted cameras) turned at most this "
+                         "much, and the oblique dice drawn so (default: every crop turned any way)")
     ap.add_argument("--from-onnx", help="go on training this exported model instead of starting afresh")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (lower with --from-onnx)")
     ap.add_argument("--threads", type=int, default=1)
@@ -290,11 +307,13 @@ def main():
     print(f"{len(pool)} procedural crops in {time.time() - t0:.0f}s", flush=True)
     pasted = paste_pool(args.paste, cache=args.sprites_cache) if args.paste else None
     print(f"{args.paste} pasted scenes in {time.time() - t0:.0f}s", flush=True)
-    oblique = oblique_pool(args.oblique, seed=args.seed - 5) if args.oblique else None
+    global UPRIGHT_ROLL
+    UPRIGHT_ROLL = args.upright
+    oblique = oblique_pool(args.oblique, seed=args.seed - 5, roll=args.upright) if args.oblique else None
     print(f"{args.oblique} oblique crops in {time.time() - t0:.0f}s", flush=True)
     global INVERT
     INVERT = args.invert
-    cum = list(itertools.accumulate(max(1, len(d)) for _, d, _ in train)) if args.by_die else None
+    cum = list(itertools.accumulate(max(1, len(d)) for _, d, _, _ in train)) if args.by_die else None
     net = FaceNet(args.width, folded=True).load_onnx(args.from_onnx) if args.from_onnx else FaceNet(args.width)
     bs = 64
     steps = args.epochs * (args.per_epoch // bs)
