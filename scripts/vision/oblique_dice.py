@@ -83,11 +83,39 @@ class Camera:
         return np.stack([points @ self.right * scale + cx, points @ self.down * scale + cy], axis=-1)
 
 
+def face_textures(sprites) -> dict[int, list[np.ndarray]]:
+    """Top faces cut from photographed dice (paste_scenes.Sprite: training photos and
+    tomitomi3's crops), set square and TEX x TEX, by label (7: a die without pips)."""
+    out: dict[int, list[np.ndarray]] = {}
+    for sp in sprites:
+        c = (sp.picture.shape[1] - 1) / 2
+        m = cv2.getRotationMatrix2D((c, c), sp.turn, TEX / sp.die)  # the die square to the crop, its face TEX wide
+        m[:, 2] += TEX / 2 - c
+        face = cv2.warpAffine(sp.picture.astype(np.float32), m, (TEX, TEX), flags=cv2.INTER_AREA,
+                              borderMode=cv2.BORDER_REPLICATE)
+        out.setdefault(7 if sp.value is None else int(sp.value), []).append(face)
+    return out
+
+
+def _real_face(rng: random.Random, faces: list[np.ndarray], corner: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(colour, alpha, body colour) of a photographed top face, a quarter turned or mirrored
+    at random (which way a face lies on its die is chance)."""
+    face = np.rot90(faces[rng.randrange(len(faces))], rng.randrange(4))
+    face = np.ascontiguousarray(face[:, ::-1] if rng.random() < 0.5 else face)
+    alpha = np.zeros((TEX, TEX), np.float32)
+    cv2.fillPoly(alpha, [_square(TEX / 2, TEX / 2, TEX / 2 - 1, 0.0, corner).astype(np.int32)], 1.0, cv2.LINE_AA)
+    ring = np.concatenate([face[3:8].reshape(-1, 3), face[-8:-3].reshape(-1, 3),
+                           face[:, 3:8].reshape(-1, 3), face[:, -8:-3].reshape(-1, 3)])
+    return face, alpha, np.median(ring, axis=0)
+
+
 def draw_die(rng: random.Random, canvas: np.ndarray, camera: Camera, cx: float, cy: float, scale: float,
-             label: int, light: np.ndarray, shadow: bool = True) -> tuple[float, float, float]:
+             label: int, light: np.ndarray, shadow: bool = True,
+             real: list[np.ndarray] | None = None) -> tuple[float, float, float]:
     """Draw a die showing `label` on top (7: faces without pips) with its box centre near
     (cx, cy), the cube's edge `scale` pixels, and its shadow unless `shadow` is False;
-    returns its box (centre x, centre y, side)."""
+    returns its box (centre x, centre y, side). `real`: photographed top faces showing
+    `label` (face_textures) to take the top from, the body and sides coloured like it."""
     yaw = rng.uniform(0, 2 * math.pi)
     rot = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]])
     corners = np.array([(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (0.0, 1.0)]) @ rot.T
@@ -104,9 +132,13 @@ def draw_die(rng: random.Random, canvas: np.ndarray, camera: Camera, cx: float, 
     if shadow:
         canvas *= (1 - dark * depth)[..., None]
     tex, body, _ = _body(rng, TEX)
+    corner, pip_size, spread = rng.uniform(0.1, 0.35), rng.uniform(0.13, 0.2), rng.uniform(0.45, 0.6)
+    top = _real_face(rng, real, corner) if real else None
+    if top is not None:
+        body = top[2]
+        tex = np.ones((TEX, TEX, 3), np.float32) * body.astype(np.float32)
     pips = label in PIP_LAYOUT
     pip = _pip_colour(rng, body).astype(np.float32) if pips else None
-    corner, pip_size, spread = rng.uniform(0.1, 0.35), rng.uniform(0.13, 0.2), rng.uniform(0.45, 0.6)
     values = _values(rng, label) if pips else [0] * 6
     ambient = rng.uniform(0.35, 0.65)
     # the body first (it shows at the rounded edges), in the shade of its darkest side
@@ -123,7 +155,10 @@ def draw_die(rng: random.Random, canvas: np.ndarray, camera: Camera, cx: float, 
         quad = np.array([centre - 0.5 * u - 0.5 * v, centre + 0.5 * u - 0.5 * v, centre - 0.5 * u + 0.5 * v])
         dst = camera.project(quad, scale, ox, oy).astype(np.float32)
         src = np.float32([[0, 0], [TEX, 0], [0, TEX]])
-        colour, alpha = _face_texture(rng, tex, pip, value, corner, pip_size, spread)
+        if top is not None and normal == (0, 0, 1):
+            colour, alpha = top[0], top[1]
+        else:
+            colour, alpha = _face_texture(rng, tex, pip, value, corner, pip_size, spread)
         shade = ambient + (1 - ambient) * max(0.0, float(n @ light))
         size = (canvas.shape[1], canvas.shape[0])
         warp = cv2.getAffineTransform(src, dst)
@@ -141,15 +176,62 @@ def _light(rng: random.Random) -> np.ndarray:
                      math.sin(elevation)])
 
 
+def board_piece(rng: random.Random, canvas: np.ndarray, cx: float, cy: float, size: float, squash: float) -> None:
+    """A board game's piece centred at (cx, cy), about `size` pixels across, its height
+    squashed by `squash` as the camera sees the table: a hexagonal or square tile with a
+    round number token in its middle (a die showing one, to a careless eye), a token
+    alone, or a printed disc. Not a die: for the face model's "no die here"."""
+    ink = tuple(float(c) for c in _pip_colour(rng, np.array([225.0, 225.0, 215.0])))
+    def poly(n, r, a0):
+        return np.array([[cx + r * math.cos(a0 + 2 * math.pi * i / n), cy + squash * r * math.sin(a0 + 2 * math.pi * i / n)]
+                         for i in range(n)], np.int32)
+    kind = rng.random()
+    if kind < 0.6:  # a tile, with a token on it most of the time
+        r = size * rng.uniform(0.6, 1.4)
+        colour = tuple(float(c) for c in _body(rng, 4)[1])
+        cv2.fillPoly(canvas, [poly(rng.choice([6, 6, 4]), r, rng.uniform(0, math.pi))], colour, cv2.LINE_AA)
+        if rng.random() < 0.5:  # printed landscape on the tile
+            for _ in range(rng.randint(2, 8)):
+                px, py = cx + rng.uniform(-r, r) * 0.7, cy + squash * rng.uniform(-r, r) * 0.7
+                cv2.circle(canvas, (int(px), int(py)), max(1, int(r * rng.uniform(0.05, 0.2))),
+                           tuple(float(c) for c in _body(rng, 4)[1]), -1, cv2.LINE_AA)
+        token = rng.random() < 0.8
+        tr = r * rng.uniform(0.2, 0.4)
+    else:
+        token, tr = True, size * rng.uniform(0.25, 0.6)
+    if token:
+        face = (rng.uniform(190, 245), rng.uniform(200, 245), rng.uniform(205, 250))
+        cv2.ellipse(canvas, (int(cx), int(cy)), (int(tr), max(1, int(tr * squash))), 0, 0, 360, face, -1, cv2.LINE_AA)
+        mark = rng.random()
+        if mark < 0.6:  # a number
+            text = str(rng.choice([2, 3, 4, 5, 6, 8, 9, 10, 11, 12]))
+            scale = tr / 22
+            (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, int(tr / 10)))
+            layer = np.zeros(canvas.shape[:2], np.uint8)  # putText draws on 8-bit pictures only
+            cv2.putText(layer, text, (int(cx - tw / 2), int(cy + th / 2)), cv2.FONT_HERSHEY_SIMPLEX, scale, 255,
+                        max(1, int(tr / 10)), cv2.LINE_AA)
+            a = (layer.astype(np.float32) / 255)[..., None]
+            canvas[:] = canvas * (1 - a) + np.array(ink, np.float32) * a
+        elif mark < 0.8:  # a dot or two, as some tokens print their odds
+            cv2.circle(canvas, (int(cx), int(cy + tr * 0.5 * squash)), max(1, int(tr * 0.12)), ink, -1, cv2.LINE_AA)
+        if rng.random() < 0.5:
+            cv2.ellipse(canvas, (int(cx), int(cy)), (int(tr), max(1, int(tr * squash))), 0, 0, 360,
+                        tuple(c * 0.6 for c in face), max(1, int(tr / 12)), cv2.LINE_AA)
+
+
 def oblique_crop(rng: random.Random, label: int, out: int = 48, crop_factor: float = 1.35,
-                 roll: float | None = None) -> np.ndarray:
+                 roll: float | None = None, real: dict[int, list[np.ndarray]] | None = None,
+                 real_share: float = 0.0, boards: float = 0.0) -> np.ndarray:
     """One BGR uint8 crop, out x out, centred on the box of a die seen at an angle showing
     `label` on top (0 = no die centred, 7 = a die without pips), side crop_factor x its box.
     `roll`: the camera's turn about its axis is drawn within this many degrees of upright
     (the far side of the table at the top of the picture, as a phone is held and a camera
-    is mounted); None: any turn."""
+    is mounted); None: any turn. `real` (face_textures): the top face is a photographed one
+    for `real_share` of the dice centred (their sides drawn in its body's colour). `boards`:
+    the share of crops with no die centred that show a board's tile or token there instead."""
     side = out * SS
-    camera = Camera(math.radians(rng.uniform(20, 70)), rng.uniform(0, 2 * math.pi))
+    camera_elevation = math.radians(rng.uniform(20, 70))
+    camera = Camera(camera_elevation, rng.uniform(0, 2 * math.pi))
     light = _light(rng)
     box = side / crop_factor * math.exp(rng.uniform(-0.2, 0.2))
     # the cube's edge that makes a box about `box` wide at this angle (the box is 1.2-1.7 edges)
@@ -158,6 +240,8 @@ def oblique_crop(rng: random.Random, label: int, out: int = 48, crop_factor: flo
     jitter = 0.12 * box
     cx, cy = side / 2 + rng.uniform(-jitter, jitter), side / 2 + rng.uniform(-jitter, jitter)
     if label == 0:  # the centre is between dice: the die lies away from it, or there is none
+        if boards and rng.random() < boards:  # a board's tile or token in the middle instead
+            board_piece(rng, canvas, side / 2, side / 2, box * rng.uniform(0.6, 1.6), math.sin(camera_elevation))
         d, a = rng.uniform(1.0, 1.8) * box, rng.uniform(0, 2 * math.pi)
         cx, cy = side / 2 + d * math.cos(a), side / 2 + d * math.sin(a)
     for _ in range(rng.choice([0, 0, 1, 2])):  # neighbours, seen by the same camera
@@ -165,7 +249,9 @@ def oblique_crop(rng: random.Random, label: int, out: int = 48, crop_factor: flo
         draw_die(rng, canvas, camera, cx + d * math.cos(a), cy + d * math.sin(a), scale * rng.uniform(0.85, 1.15),
                  rng.randint(1, 7), light)
     if label != 0 or rng.random() < 0.5:
-        draw_die(rng, canvas, camera, cx, cy, scale, label if label else rng.randint(1, 7), light)
+        lab = label if label else rng.randint(1, 7)
+        photo = real.get(lab) if real and label and rng.random() < real_share else None
+        draw_die(rng, canvas, camera, cx, cy, scale, lab, light, real=photo)
     turn = rng.uniform(-180, 180) if roll is None else rng.uniform(-roll, roll)
     m = cv2.getRotationMatrix2D((side / 2, side / 2), turn, 1.0)  # the phone's roll
     canvas = cv2.warpAffine(canvas, m, (side, side), borderMode=cv2.BORDER_REFLECT)

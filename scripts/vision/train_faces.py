@@ -21,6 +21,9 @@ low-contrast pips, polka-dot and tartan cloths, random symbols for class 7).
 --oblique draws a pool of dice seen at 20-70 degrees (oblique_dice.py: side faces with
 pips of their own below the top face) and --oblique-share takes that share of each batch;
 --from-onnx goes on training a shipped model (its batch norms folded, --lr lower).
+--upright keeps crops of pictures that have an up within that many degrees (see UPRIGHT_ROLL).
+--oblique-real gives that share of the oblique dice a top face cut from a training photo;
+--oblique-boards shows a board's tile or token in that share of their "no die" crops.
 """
 
 from __future__ import annotations
@@ -134,11 +137,20 @@ def synth_pool(n: int, seed: int = 5, draw=None):
     return [(draw(rng, lab, out=FACE_SIDE, crop_factor=CROP_FACTOR), lab) for lab in labels]
 
 
-def oblique_pool(n: int, seed: int = 7, roll: float | None = None):
+def oblique_pool(n: int, seed: int = 7, roll: float | None = None, real_share: float = 0.0, cache: str | None = None,
+                 boards: float = 0.0):
     """n crops of dice seen at an angle (oblique_dice.py), made as synth_pool's; `roll`:
-    the camera within this many degrees of upright (None: any turn)."""
+    the camera within this many degrees of upright (None: any turn); `real_share`: the
+    share whose top face is cut from a training photo (paste_scenes.load_sprites); `boards`:
+    the share of its "no die" crops centred on a board's tile or token (oblique_dice.board_piece)."""
     import oblique_dice
-    return synth_pool(n, seed, lambda rng, lab, **kw: oblique_dice.oblique_crop(rng, lab, roll=roll, **kw))
+    real = None
+    if real_share > 0:
+        import paste_scenes
+        real = oblique_dice.face_textures(paste_scenes.load_sprites(cache=Path(cache) if cache else None))
+    return synth_pool(n, seed, lambda rng, lab, **kw: oblique_dice.oblique_crop(rng, lab, roll=roll, real=real,
+                                                                                 real_share=real_share, boards=boards,
+                                                                                 **kw))
 
 
 # --upright: the picture's top is the far side of the table (a phone as it is held, a
@@ -282,6 +294,10 @@ def main():
     ap.add_argument("--sprites-cache", default=None, help="pickle file for the pasted dice (made when missing)")
     ap.add_argument("--oblique", type=int, default=0, help="crops of dice seen at an angle drawn before training")
     ap.add_argument("--oblique-share", type=float, default=0.25, help="share of each batch taken from them")
+    ap.add_argument("--oblique-real", type=float, default=0.0,
+                    help="share of the oblique dice whose top face is cut from a training photo (--sprites-cache)")
+    ap.add_argument("--oblique-boards", type=float, default=0.0,
+                    help="share of the oblique 'no die' crops that show a board's tile or number token")
     ap.add_argument("--upright", type=float, default=None, metavar="DEGREES",
                     help="crops of pictures with an up (dice at an angle, tilted cameras) turned at most this "
                          "much, and the oblique dice drawn so (default: every crop turned any way)")
@@ -309,7 +325,8 @@ def main():
     print(f"{args.paste} pasted scenes in {time.time() - t0:.0f}s", flush=True)
     global UPRIGHT_ROLL
     UPRIGHT_ROLL = args.upright
-    oblique = oblique_pool(args.oblique, seed=args.seed - 5, roll=args.upright) if args.oblique else None
+    oblique = oblique_pool(args.oblique, seed=args.seed - 5, roll=args.upright, real_share=args.oblique_real,
+                           cache=args.sprites_cache, boards=args.oblique_boards) if args.oblique else None
     print(f"{args.oblique} oblique crops in {time.time() - t0:.0f}s", flush=True)
     global INVERT
     INVERT = args.invert
