@@ -320,3 +320,36 @@ def test_a_doubted_stray_goes_when_the_count_in_play_is_read_surely(monkeypatch,
         assert reading.values == (3, 5)
     else:
         assert "3 dice found, the game waits for 2" in reading.reason
+
+
+@pytest.mark.parametrize("size, sure, flagged", [(100, False, False), (60, False, True), (100, True, True)])
+def test_one_too_many_of_another_size_goes_when_the_count_says_so(monkeypatch, size, sure, flagged):
+    """Dice of one throw are one size: a board's tile with a number token, found as a die
+    more than twice the size of the two sure dice in play, goes; a thing of a die's size
+    or one the face model is sure is a die stays, and the count flags the read."""
+    from hardware.vision import reader
+    from hardware.vision.detect import Candidate
+
+    a, b, tile = Candidate(60, 200, 40, 0.9), Candidate(340, 200, 40, 0.9), Candidate(200, 320, size, 0.7)
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [a, b, tile])
+
+    def faces(frame, cands, second_look):
+        out = []
+        for c in cands:
+            p = np.zeros(8)
+            if c is a:
+                p[3], p[0] = 0.98, 0.02
+            elif c is b:
+                p[5], p[0] = 0.98, 0.02
+            elif sure:
+                p[1], p[0] = 0.95, 0.05
+            else:
+                p[1], p[7], p[0] = 0.6, 0.28, 0.12  # a one, maybe: the token in the tile's middle
+            out.append(p)
+        return np.array(out)
+
+    monkeypatch.setattr(reader, "face_probabilities", faces)
+    reading = read_dice(np.full((480, 480, 3), 90, np.uint8), "pips", expect=2)
+    assert reading.flagged == flagged, reading.reason
+    if not flagged:
+        assert reading.values == (3, 5)

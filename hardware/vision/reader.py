@@ -167,6 +167,20 @@ def _without_parts(kept: list[Candidate], probs: np.ndarray, expect: int) -> tup
     return [kept[i] for i in keep], probs[keep]
 
 
+def _without_misfits(kept, probs, values, confidences, expect: int, min_confidence: float):
+    """Dice of one throw are one size. When more dice are found than are in play, those
+    not sure of (not a sure die read surely) and under half or over twice the size of
+    the sure ones (a speck of the table, a board's tile) go, if that leaves the count."""
+    sure = [i for i in range(len(kept)) if _sure_die(probs[i]) and confidences[i] >= min_confidence]
+    if not sure:
+        return kept, probs, values, confidences
+    size = float(np.median([kept[i].size for i in sure]))
+    keep = [i for i in range(len(kept)) if i in sure or 0.5 * size <= kept[i].size <= 2 * size]
+    if len(keep) != expect:
+        return kept, probs, values, confidences
+    return [kept[i] for i in keep], probs[keep], [values[i] for i in keep], [confidences[i] for i in keep]
+
+
 def _without_strays(kept, probs, values, confidences, expect: int, min_confidence: float):
     """When more dice are found than are in play and exactly that many are sure dice, read
     surely, the rest (each less like a die than every one of those, and doubted: under
@@ -230,6 +244,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
             kept, probs = _without_parts(kept, probs, expect)
     t0 = time.perf_counter()
     values, confidences = _values(frame, kept, probs, dice, profile)
+    if expect is not None and len(kept) > expect:
+        kept, probs, values, confidences = _without_misfits(kept, probs, values, confidences, expect, min_confidence)
     if expect is not None and len(kept) > expect:
         kept, probs, values, confidences = _without_strays(kept, probs, values, confidences, expect, min_confidence)
     t1 = time.perf_counter()
