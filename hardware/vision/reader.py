@@ -35,6 +35,7 @@ SURE_DIE = 0.85  # P(die) and the best class both this high: the face model is s
 # from, and often missed when they touch: the reading is flagged (bring the camera lower).
 MIN_DIE_PX = 10.0
 PIP_BLANK = 0.5  # see pip_value
+ONE_SIZE = 2.0  # dice of one throw are within this factor of each other's size (see _without_misfits)
 MIN_FRAME_SIDE = 16  # pixels; a smaller picture cannot show a die
 
 
@@ -167,33 +168,38 @@ def _without_parts(kept: list[Candidate], probs: np.ndarray, expect: int) -> tup
     return [kept[i] for i in keep], probs[keep]
 
 
-def _without_misfits(kept, probs, values, confidences, expect: int, min_confidence: float):
-    """Dice of one throw are one size. When more dice are found than are in play, those
-    not sure of (not a sure die read surely) and under half or over twice the size of
-    the sure ones (a speck of the table, a board's tile) go, if that leaves the count."""
-    sure = [i for i in range(len(kept)) if _sure_die(probs[i]) and confidences[i] >= min_confidence]
-    if not sure:
-        return kept, probs, values, confidences
-    size = float(np.median([kept[i].size for i in sure]))
-    keep = [i for i in range(len(kept)) if i in sure or 0.5 * size <= kept[i].size <= 2 * size]
-    if len(keep) != expect:
-        return kept, probs, values, confidences
+def _surely_read(probs, confidences, min_confidence: float) -> list[int]:
+    """Which dice are sure dice, read surely."""
+    return [i for i in range(len(probs)) if _sure_die(probs[i]) and confidences[i] >= min_confidence]
+
+
+def _only(keep: list[int], kept, probs, values, confidences):
     return [kept[i] for i in keep], probs[keep], [values[i] for i in keep], [confidences[i] for i in keep]
 
 
+def _without_misfits(kept, probs, values, confidences, expect: int, min_confidence: float):
+    """Dice of one throw are one size. When more dice are found than are in play, those
+    not surely read and more than ONE_SIZE times smaller or bigger than the surely read ones
+    (a speck of the table, a board's tile) go, if that leaves the count."""
+    sure = _surely_read(probs, confidences, min_confidence)
+    if not sure:
+        return kept, probs, values, confidences
+    size = float(np.median([kept[i].size for i in sure]))
+    keep = [i for i in range(len(kept)) if i in sure or size / ONE_SIZE <= kept[i].size <= size * ONE_SIZE]
+    return _only(keep, kept, probs, values, confidences) if len(keep) == expect else (kept, probs, values, confidences)
+
+
 def _without_strays(kept, probs, values, confidences, expect: int, min_confidence: float):
-    """When more dice are found than are in play and exactly that many are sure dice, read
-    surely, the rest (each less like a die than every one of those, and doubted: under
-    PART_DIE) are a speck of the table, a mark, a pip taken for a die: they go. Else all stay."""
-    die = [p_die(p) for p in probs]
-    sure = [i for i in range(len(kept)) if _sure_die(probs[i]) and confidences[i] >= min_confidence]
+    """When more dice are found than are in play and exactly that many are surely read,
+    the rest (each less like a die than every one of those, and doubted: under PART_DIE)
+    are a speck of the table, a mark, a pip taken for a die: they go. Else all stay."""
+    sure = _surely_read(probs, confidences, min_confidence)
     if len(sure) != expect:
         return kept, probs, values, confidences
-    least = min((die[i] for i in sure), default=1.0)
-    rest = [i for i in range(len(kept)) if i not in sure]
-    if any(die[i] >= PART_DIE or die[i] >= least for i in rest):
+    least = min((p_die(probs[i]) for i in sure), default=1.0)
+    if any(p_die(probs[i]) >= min(PART_DIE, least) for i in range(len(kept)) if i not in sure):
         return kept, probs, values, confidences
-    return [kept[i] for i in sure], probs[sure], [values[i] for i in sure], [confidences[i] for i in sure]
+    return _only(sure, kept, probs, values, confidences)
 
 
 def _beside(c: Candidate, dice: Sequence[Candidate]) -> bool:
