@@ -289,31 +289,34 @@ def test_one_too_many_beside_a_die_is_taken_for_part_of_it_when_the_count_says_s
     assert sorted(reading.values) == sorted(values) and not reading.flagged, reading.reason
 
 
+def _a_table_of(monkeypatch, found: dict):
+    """The reader's models stood in for: `found` maps each candidate the finder gives to
+    the face model's eight probabilities for it."""
+    from hardware.vision import reader
+
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: list(found))
+    monkeypatch.setattr(reader, "face_probabilities",
+                        lambda frame, cands, second_look: np.array([found[c] for c in cands]))
+
+
+def _p(**classes) -> np.ndarray:
+    """Face-model probabilities: none=P(no die), one..six, blank=P(a die without pips)."""
+    names = ("none", "one", "two", "three", "four", "five", "six", "blank")
+    return np.array([classes.get(n, 0.0) for n in names])
+
+
 @pytest.mark.parametrize("speck_p_die, second_sure, flagged", [(0.7, True, False), (0.9, True, True), (0.7, False, True)])
 def test_a_doubted_stray_goes_when_the_count_in_play_is_read_surely(monkeypatch, speck_p_die, second_sure, flagged):
     """Two dice in play, read surely, and a third thing far from both that the face model
     doubts (a speck of a speckled table): it goes. Not when the face model nearly believes
     it (it may be a die), nor when one of the two is itself unsure (the speck may be it)."""
-    from hardware.vision import reader
     from hardware.vision.detect import Candidate
 
-    a, b, speck = Candidate(100, 200, 40, 0.9), Candidate(300, 200, 40, 0.9), Candidate(200, 350, 30, 0.6)
-    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [a, b, speck])
-
-    def faces(frame, cands, second_look):
-        out = []
-        for c in cands:
-            p = np.zeros(8)
-            if c is a:
-                p[3], p[0] = 0.98, 0.02
-            elif c is b:
-                p[5], p[4], p[0] = (0.98, 0.0, 0.02) if second_sure else (0.6, 0.38, 0.02)
-            else:
-                p[2], p[6], p[0] = speck_p_die / 2, speck_p_die / 2, 1 - speck_p_die
-            out.append(p)
-        return np.array(out)
-
-    monkeypatch.setattr(reader, "face_probabilities", faces)
+    _a_table_of(monkeypatch, {
+        Candidate(100, 200, 40, 0.9): _p(three=0.98, none=0.02),
+        Candidate(300, 200, 40, 0.9): _p(five=0.98, none=0.02) if second_sure else _p(five=0.6, four=0.38, none=0.02),
+        Candidate(200, 350, 30, 0.6): _p(two=speck_p_die / 2, six=speck_p_die / 2, none=1 - speck_p_die),
+    })
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
     assert reading.flagged == flagged, reading.reason
     if not flagged:
@@ -327,28 +330,14 @@ def test_one_too_many_of_another_size_goes_when_the_count_says_so(monkeypatch, s
     """Dice of one throw are one size: a board's tile with a number token, found as a die
     more than twice the size of the two sure dice in play, goes; a thing of a die's size
     or one the face model is sure is a die stays, and the count flags the read."""
-    from hardware.vision import reader
     from hardware.vision.detect import Candidate
 
-    a, b, tile = Candidate(60, 200, 40, 0.9), Candidate(340, 200, 40, 0.9), Candidate(200, 320, size, 0.7)
-    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [a, b, tile])
-
-    def faces(frame, cands, second_look):
-        out = []
-        for c in cands:
-            p = np.zeros(8)
-            if c is a:
-                p[3], p[0] = 0.98, 0.02
-            elif c is b:
-                p[5], p[0] = 0.98, 0.02
-            elif sure:
-                p[1], p[0] = 0.95, 0.05
-            else:
-                p[1], p[7], p[0] = 0.6, 0.28, 0.12  # a one, maybe: the token in the tile's middle
-            out.append(p)
-        return np.array(out)
-
-    monkeypatch.setattr(reader, "face_probabilities", faces)
+    _a_table_of(monkeypatch, {
+        Candidate(60, 200, 40, 0.9): _p(three=0.98, none=0.02),
+        Candidate(340, 200, 40, 0.9): _p(five=0.98, none=0.02),
+        # a one, maybe: the token in the tile's middle
+        Candidate(200, 320, size, 0.7): _p(one=0.95, none=0.05) if sure else _p(one=0.6, blank=0.28, none=0.12),
+    })
     reading = read_dice(np.full((480, 480, 3), 90, np.uint8), "pips", expect=2)
     assert reading.flagged == flagged, reading.reason
     if not flagged:
