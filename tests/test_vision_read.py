@@ -72,20 +72,33 @@ def test_small_touching_cubes_seen_from_afar_are_found_when_the_game_waits_for_t
     assert Counter(alone.values) == truth or alone.flagged
 
 
+def _a_table_of(monkeypatch, found: dict):
+    """The reader's models stood in for: `found` maps each candidate the finder gives to
+    the face model's eight probabilities for it."""
+    from hardware.vision import reader
+
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: list(found))
+    monkeypatch.setattr(reader, "face_probabilities",
+                        lambda frame, cands, second_look: np.array([found[c] for c in cands]))
+
+
+def _p(**classes) -> np.ndarray:
+    """Face-model probabilities: none=P(no die), one..six, blank=P(a die without pips)."""
+    names = ("none", "one", "two", "three", "four", "five", "six", "blank")
+    return np.array([classes.get(n, 0.0) for n in names])
+
+
 @pytest.mark.parametrize("p_die, flagged", [(0.95, True), (0.6, False)])
 def test_a_doubt_beside_a_read_die_flags_the_read_only_when_it_looks_like_a_die(monkeypatch, p_die, flagged):
     """Something the centre model scores under its cut-off, touching a die that was read: a
     die the face model is sure of (a missed neighbour) flags the read; one it doubts is part
     of the read die (a tilted die's front face, its shadow) and does not."""
-    from hardware.vision import reader
     from hardware.vision.detect import Candidate
 
-    read, beside = Candidate(200, 200, 40, 0.9), Candidate(238, 200, 40, 0.35)
-    monkeypatch.setattr(reader, "find_candidates", lambda *a, **k: [read, beside])
-    p_read = np.array([0.01, 0, 0, 0.98, 0, 0, 0, 0.01])  # a sure three
-    p_beside = np.array([1 - p_die, 0, 0, p_die, 0, 0, 0, 0])
-    monkeypatch.setattr(reader, "face_probabilities",
-                        lambda frame, cands, second_look: np.array([p_read if c is read else p_beside for c in cands]))
+    _a_table_of(monkeypatch, {
+        Candidate(200, 200, 40, 0.9): _p(none=0.01, three=0.98, blank=0.01),  # a sure three
+        Candidate(238, 200, 40, 0.35): _p(none=1 - p_die, three=p_die),
+    })
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips")
     assert reading.values == (3,)
     assert reading.flagged == flagged
@@ -266,43 +279,16 @@ def test_cli_refuses_a_count_or_die_size_that_cannot_be(option, value, says, cap
 def test_one_too_many_beside_a_die_is_taken_for_part_of_it_when_the_count_says_so(monkeypatch, expect, values):
     """A tilted die's front face, found as a die the face model doubts: with two dice in
     play it is part of the die it touches; with three in play it is read."""
-    from hardware.vision import reader
     from hardware.vision.detect import Candidate
 
-    a, b, front = Candidate(100, 200, 40, 0.9), Candidate(300, 200, 40, 0.9), Candidate(100, 242, 44, 0.55)
-    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [a, b, front])
-    sure = {a: 3, b: 5}
-
-    def faces(frame, cands, second_look):
-        out = []
-        for c in cands:
-            p = np.zeros(8)
-            if c in sure:
-                p[sure[c]], p[0] = 0.98, 0.02
-            else:
-                p[2], p[0] = 0.9, 0.1 if expect == 3 else 0.34  # doubted as a die only with two in play
-            out.append(p)
-        return np.array(out)
-
-    monkeypatch.setattr(reader, "face_probabilities", faces)
+    _a_table_of(monkeypatch, {
+        Candidate(100, 200, 40, 0.9): _p(three=0.98, none=0.02),
+        Candidate(300, 200, 40, 0.9): _p(five=0.98, none=0.02),
+        # doubted as a die only with two in play
+        Candidate(100, 242, 44, 0.55): _p(two=0.9, none=0.1 if expect == 3 else 0.34),
+    })
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=expect)
     assert sorted(reading.values) == sorted(values) and not reading.flagged, reading.reason
-
-
-def _a_table_of(monkeypatch, found: dict):
-    """The reader's models stood in for: `found` maps each candidate the finder gives to
-    the face model's eight probabilities for it."""
-    from hardware.vision import reader
-
-    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: list(found))
-    monkeypatch.setattr(reader, "face_probabilities",
-                        lambda frame, cands, second_look: np.array([found[c] for c in cands]))
-
-
-def _p(**classes) -> np.ndarray:
-    """Face-model probabilities: none=P(no die), one..six, blank=P(a die without pips)."""
-    names = ("none", "one", "two", "three", "four", "five", "six", "blank")
-    return np.array([classes.get(n, 0.0) for n in names])
 
 
 @pytest.mark.parametrize("speck_p_die, second_sure, flagged", [(0.7, True, False), (0.9, True, True), (0.7, False, True)])

@@ -327,8 +327,7 @@ def _doubt(kept, values, confidences, doubtful, min_confidence, untaught=(), occ
                 "companion calibrate --empty-table)")
     if untaught:
         # A die showing a face the profile never saw is read as the nearest taught face,
-        # often surely (the glyphs of one set look alike to the embedding; decisions.md).
-        # So a partial profile never gives a clean read.
+        # often surely, so a partial profile never gives a clean read.
         listed = ", ".join(map(str, untaught))
         if len(untaught) == 1:
             return (f"the spike profile has not been taught face {listed} yet, so a die showing it "
