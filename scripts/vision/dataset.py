@@ -14,11 +14,13 @@ each checked by eye, with what was seen; fixed() applies them to a manifest.
 from __future__ import annotations
 
 import json
+import os
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-DATASETS = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+# COMPANION_DATASETS: another root (a copy carried to a training machine)
+DATASETS = Path(os.environ.get("COMPANION_DATASETS") or Path(__file__).resolve().parents[3] / "shared" / "datasets")
 SETS = {
     "byler": DATASETS / "photos" / "byler-train",
     "matteop": DATASETS / "photos" / "matteop-train",

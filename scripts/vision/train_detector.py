@@ -13,6 +13,8 @@ side is WORK_SIDE, feeds it normalised per image, and decodes peaks.
 from __future__ import annotations
 
 import argparse
+import copy
+import itertools
 import math
 import random
 import sys
@@ -27,6 +29,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).parent))
 import dataset  # noqa: E402
+import parallel  # noqa: E402
 import synth_scenes  # noqa: E402
 
 WORK_SIDE = 384
@@ -76,7 +79,23 @@ class SlimCentreNet(CentreNet):
         self.fuse = separable(24 + 32, 32)
 
 
-ARCHS = {"standard": CentreNet, "slim": SlimCentreNet}
+class WideCentreNet(CentreNet):
+    """CentreNet with half as many channels again (--arch wide): about twice its work, for a
+    run with data to fill it (a lent machine, --workers)."""
+
+    def __init__(self):
+        super().__init__()
+        self.s1 = conv(3, 24, 2)
+        self.s2 = nn.Sequential(conv(24, 36, 2), conv(36, 36))
+        self.s3 = nn.Sequential(conv(36, 48, 2), conv(48, 48), conv(48, 48, dil=2), conv(48, 48, dil=4))
+        self.fuse = conv(36 + 48, 48)
+        self.head = nn.Conv2d(48, 2, 1)
+        with torch.no_grad():
+            self.head.bias[0] = -2.19
+            self.head.bias[1] = 3.5
+
+
+ARCHS = {"standard": CentreNet, "slim": SlimCentreNet, "wide": WideCentreNet}
 
 
 class FoldedCentreNet(nn.Module):
@@ -127,7 +146,9 @@ def normalise(img: np.ndarray) -> np.ndarray:
     return ((x - mean) / std).transpose(2, 0, 1)
 
 
-def load_items(held_out: bool):
+def load_items(held_out: bool, grow: dict[str, float] | None = None):
+    """The photos at 640 px and their boxes; `grow`: set name -> factor its boxes are grown
+    by about their centres (matteop's boxes cover the top face's pips, not the die)."""
     items = [it for it in dataset.load_all() if it.held_out == held_out or (not held_out and it.kind.endswith("enrol"))]
     out = []
     for it in items:
@@ -135,6 +156,10 @@ def load_items(held_out: bool):
         s = 640.0 / max(img.shape[:2])
         img = cv2.resize(img, None, fx=s, fy=s, interpolation=cv2.INTER_AREA)
         boxes = np.array([[b[0] * s, b[1] * s, b[2] * s, b[3] * s] for b in it.boxes], np.float32).reshape(-1, 4)
+        g = (grow or {}).get(it.set_name)
+        if g:
+            centres = np.tile((boxes[:, :2] + boxes[:, 2:]) / 2, 2)
+            boxes = centres + (boxes - centres) * np.float32(g)
         out.append((img, boxes))
     return out
 
@@ -286,13 +311,24 @@ def main():
     ap.add_argument("--teachers", help="comma-separated CentreNet exports: also learn their averaged output "
                                        "(distillation), so one net reads as two would")
     ap.add_argument("--teach-weight", type=float, default=1.0, help="weight of the teachers' loss against the labels'")
+    # a lent machine (a GPU, many cores): see parallel.py and docs/vision.md
+    ap.add_argument("--device", default="cpu", help="torch device to train on (cuda on a GPU machine)")
+    ap.add_argument("--workers", type=int, default=0, help="processes drawing the training scenes (0: this one)")
+    ap.add_argument("--batch", type=int, default=16, help="scenes per step")
+    ap.add_argument("--minutes", type=float, default=None,
+                    help="train for this long (the learning-rate cycle spread over it) instead of --epochs")
+    ap.add_argument("--grow-boxes", default=None, metavar="SET=F,...",
+                    help="grow a set's labelled boxes by F about their centres (matteop=1.25: its boxes hold the pips)")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     bands_rng = random.Random(args.seed + 4)  # 11 and 13 for the shipped seed, as before the option
     shadows_rng = random.Random(args.seed + 6)
     torch.set_num_threads(args.threads)
-    train = load_items(held_out=False)
+    if args.workers:
+        parallel.one_thread()
+    grow = {k: float(v) for k, v in (pair.split("=") for pair in args.grow_boxes.split(","))} if args.grow_boxes else None
+    train = load_items(held_out=False, grow=grow)
     print(f"{len(train)} training images", flush=True)
     t0 = time.time()
     pool = scene_pool(args.synth)
@@ -310,43 +346,63 @@ def main():
     net = ARCHS[args.arch]()
     if args.from_onnx:
         net = FoldedCentreNet.exported(args.from_onnx)
-    teachers = [FoldedCentreNet.exported(path).eval().requires_grad_(False)
+    device = torch.device(args.device)
+    net.to(device)
+    teachers = [FoldedCentreNet.exported(path).eval().requires_grad_(False).to(device)
                 for path in (args.teachers.split(",") if args.teachers else [])]
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
-    steps = args.epochs * (args.per_epoch // 16)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps)
+    per_epoch = args.per_epoch // args.batch
+    if args.minutes:
+        sched = parallel.TimedCycle(opt, args.lr, 60 * args.minutes)
+    else:
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=args.epochs * per_epoch)
+
+    def batch(streams):
+        rng, paste_rng, bands_rng, shadows_rng = streams
+        xs, hs, ss, ms = [], [], [], []
+        for _ in range(args.batch):
+            if paster is not None and paste_rng.random() < args.paste:
+                a, dice = paster.scene(paste_rng, CROP, die_range or (9.0, 48.0))
+                c, s = [np.array(d[:2]) for d in dice], [d[2] for d in dice]
+            elif pool and rng.random() < args.synth_share:
+                a, c, s = augment_scene(*pool[rng.randrange(len(pool))], rng)
+            else:
+                img, boxes = train[rng.randrange(len(train))]
+                a, c, s = augment(img, boxes, rng, die_range)
+            if bands_rng.random() < args.bands:  # its own random stream: the rest is drawn as without
+                a = np.clip(flicker_bands(a.astype(np.float32), bands_rng), 0, 255).astype(np.uint8)
+            if shadows_rng.random() < args.shadows:  # as the bands: a stream of its own
+                a = np.clip(uneven_light(a.astype(np.float32), shadows_rng), 0, 255).astype(np.uint8)
+            h, sz, m = targets(c, s)
+            xs.append(normalise(a)); hs.append(h); ss.append(sz); ms.append(m)
+        return np.stack(xs), np.stack(hs), np.stack(ss), np.stack(ms)
+
+    def streams(seed):
+        return tuple(random.Random(seed + k) for k in (0, 8, 4, 6))
+
+    scenes = parallel.batches(batch, (rng, paste_rng, bands_rng, shadows_rng), args.workers, streams, args.seed)
     t0 = time.time()
-    for epoch in range(args.epochs):
+    for epoch in itertools.count() if args.minutes else range(args.epochs):
         net.train()
         tot = 0.0
-        for _ in range(args.per_epoch // 16):
-            xs, hs, ss, ms = [], [], [], []
-            for _ in range(16):
-                if paster is not None and paste_rng.random() < args.paste:
-                    a, dice = paster.scene(paste_rng, CROP, die_range or (9.0, 48.0))
-                    c, s = [np.array(d[:2]) for d in dice], [d[2] for d in dice]
-                elif pool and rng.random() < args.synth_share:
-                    a, c, s = augment_scene(*pool[rng.randrange(len(pool))], rng)
-                else:
-                    img, boxes = train[rng.randrange(len(train))]
-                    a, c, s = augment(img, boxes, rng, die_range)
-                if bands_rng.random() < args.bands:  # its own random stream: the rest is drawn as without
-                    a = np.clip(flicker_bands(a.astype(np.float32), bands_rng), 0, 255).astype(np.uint8)
-                if shadows_rng.random() < args.shadows:  # as the bands: a stream of its own
-                    a = np.clip(uneven_light(a.astype(np.float32), shadows_rng), 0, 255).astype(np.uint8)
-                h, sz, m = targets(c, s)
-                xs.append(normalise(a)); hs.append(h); ss.append(sz); ms.append(m)
-            x = torch.from_numpy(np.stack(xs))
-            heat = torch.from_numpy(np.stack(hs)); size = torch.from_numpy(np.stack(ss)); mask = torch.from_numpy(np.stack(ms))
+        going = True
+        for n in range(1, per_epoch + 1):
+            x, heat, size, mask = (torch.as_tensor(a).to(device, non_blocking=True) for a in next(scenes))
             out = net(x)
             loss = focal(out[:, 0], heat) + 0.5 * (F.l1_loss(out[:, 1], size, reduction="none") * mask).sum() / mask.sum().clamp(min=1)
             if teachers:
                 loss = loss + args.teach_weight * taught(out, teachers, x, heat)
-            opt.zero_grad(); loss.backward(); opt.step(); sched.step()
+            opt.zero_grad(); loss.backward(); opt.step()
+            going = sched.step() is not False
             tot += loss.item()
-        print(f"epoch {epoch} loss {tot / (args.per_epoch // 16):.3f} {time.time() - t0:.0f}s", flush=True)
-        if epoch % 10 == 9 or epoch == args.epochs - 1:
+            if not going:
+                break
+        print(f"epoch {epoch} loss {tot / n:.3f} {time.time() - t0:.0f}s", flush=True)
+        last = not going or (not args.minutes and epoch == args.epochs - 1)
+        if epoch % 10 == 9 or last:
             export(net, args.out)
+        if last:
+            break
 
 
 def taught(out, teachers, x, heat):
@@ -364,11 +420,10 @@ def taught(out, teachers, x, heat):
 
 
 def export(net, out):
-    net.eval()
+    net = copy.deepcopy(net).cpu().eval()
     dummy = torch.zeros(1, 3, 288, 384)
     torch.onnx.export(net, dummy, out, input_names=["image"], output_names=["centres"], opset_version=13,
                       dynamic_axes={"image": {2: "h", 3: "w"}, "centres": {2: "gh", 3: "gw"}}, dynamo=False)
-    net.train()
 
 
 if __name__ == "__main__":

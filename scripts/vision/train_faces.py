@@ -29,6 +29,8 @@ pips of their own below the top face) and --oblique-share takes that share of ea
 from __future__ import annotations
 
 import argparse
+import copy
+import functools
 import itertools
 import math
 import random
@@ -45,6 +47,7 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import dataset  # noqa: E402
+import parallel  # noqa: E402
 import synth_faces  # noqa: E402
 from hardware.vision.detect import find_candidates  # noqa: E402  (needs dice_centres.onnx trained first)
 from hardware.vision.faces import cut, standardise_crop  # noqa: E402  (the reader's own crop and scaling)
@@ -277,7 +280,7 @@ def evaluate(net, items, rng, n=3000):
     net.eval()
     xs, ys = zip(*(sample(items, rng) for _ in range(n)))
     with torch.no_grad():
-        p = net(torch.from_numpy(np.stack(xs))).argmax(1).numpy()
+        p = net(torch.from_numpy(np.stack(xs)).to(next(net.parameters()).device)).argmax(1).cpu().numpy()
     net.train()
     return float((p == np.array(ys)).mean())
 
@@ -310,54 +313,89 @@ def main():
                     help="pick training images uniformly (default: in proportion to their dice)")
     ap.add_argument("--side", type=int, default=FACE_SIDE, help="crop side in pixels (must match faces.FACE_SIDE)")
     ap.add_argument("--seed", type=int, default=12, help="seed of the weights and of the crops drawn")
+    # a lent machine (a GPU, many cores): see parallel.py and docs/vision.md
+    ap.add_argument("--device", default="cpu", help="torch device to train on (cuda on a GPU machine)")
+    ap.add_argument("--workers", type=int, default=0, help="processes drawing crops and pools (0: this one)")
+    ap.add_argument("--batch", type=int, default=64, help="crops per step")
+    ap.add_argument("--minutes", type=float, default=None,
+                    help="train for this long (the learning-rate cycle spread over it) instead of --epochs")
+    ap.add_argument("--no-held-out", dest="held_check", action="store_false",
+                    help="do not read the held-out photos (a training machine given the training split only)")
     args = ap.parse_args()
     set_side(args.side)
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     torch.set_num_threads(args.threads)
+    if args.workers:
+        parallel.one_thread()
     train = load_items(False)
-    held = load_items(True)
+    held = load_items(True) if args.held_check else []
     print(f"{len(train)} training images, {len(held)} held out", flush=True)
     t0 = time.time()
-    pool = synth_pool(args.synth)
+    pool = parallel.drawn_in_parallel(synth_pool, args.synth, 5, args.workers) if args.workers else synth_pool(args.synth)
     print(f"{len(pool)} procedural crops in {time.time() - t0:.0f}s", flush=True)
     pasted = paste_pool(args.paste, cache=args.sprites_cache) if args.paste else None
     print(f"{args.paste} pasted scenes in {time.time() - t0:.0f}s", flush=True)
     global UPRIGHT_ROLL
     UPRIGHT_ROLL = args.upright
-    oblique = oblique_pool(args.oblique, seed=args.seed - 5, roll=args.upright, real_share=args.oblique_real,
-                           cache=args.sprites_cache, boards=args.oblique_boards) if args.oblique else None
+    oblique = None
+    if args.oblique:
+        if args.oblique_real and args.sprites_cache:  # made once here, not by each worker
+            import paste_scenes
+            paste_scenes.load_sprites(cache=Path(args.sprites_cache))
+        draw = functools.partial(oblique_pool, roll=args.upright, real_share=args.oblique_real,
+                                 cache=args.sprites_cache, boards=args.oblique_boards)
+        oblique = (parallel.drawn_in_parallel(draw, args.oblique, args.seed - 5, args.workers) if args.workers
+                   else draw(args.oblique, args.seed - 5))
     print(f"{args.oblique} oblique crops in {time.time() - t0:.0f}s", flush=True)
     global INVERT
     INVERT = args.invert
     cum = list(itertools.accumulate(max(1, len(d)) for _, d, _, _ in train)) if args.by_die else None
     net = FaceNet(args.width, folded=True).load_onnx(args.from_onnx) if args.from_onnx else FaceNet(args.width)
-    bs = 64
-    steps = args.epochs * (args.per_epoch // bs)
+    device = torch.device(args.device)
+    net.to(device)
+    bs = args.batch
+    per_epoch = args.per_epoch // bs
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps)
+    if args.minutes:
+        sched = parallel.TimedCycle(opt, args.lr, 60 * args.minutes)
+    else:
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=args.epochs * per_epoch)
+
+    def batch(r):
+        xs, ys = zip(*(sample(train, r, pool, args.synth_share, cum, pasted, args.paste_share,
+                              oblique, args.oblique_share) for _ in range(bs)))
+        return np.stack(xs), np.array(ys, np.int64)
+
+    crops = parallel.batches(batch, rng, args.workers, random.Random, args.seed)
     t0 = time.time()
-    for epoch in range(args.epochs):
+    for epoch in itertools.count() if args.minutes else range(args.epochs):
         tot = 0.0
-        for _ in range(args.per_epoch // bs):
-            xs, ys = zip(*(sample(train, rng, pool, args.synth_share, cum, pasted, args.paste_share,
-                                  oblique, args.oblique_share) for _ in range(bs)))
-            out = net(torch.from_numpy(np.stack(xs)))
-            loss = F.cross_entropy(out, torch.tensor(ys), label_smoothing=0.05)
-            opt.zero_grad(); loss.backward(); opt.step(); sched.step()
+        going = True
+        for n in range(1, per_epoch + 1):
+            x, y = next(crops)
+            out = net(torch.as_tensor(x).to(device, non_blocking=True))
+            loss = F.cross_entropy(out, torch.as_tensor(y).to(device), label_smoothing=0.05)
+            opt.zero_grad(); loss.backward(); opt.step()
+            going = sched.step() is not False
             tot += loss.item()
-        msg = f"epoch {epoch} loss {tot / (args.per_epoch // bs):.3f} {time.time() - t0:.0f}s"
-        if epoch % 5 == 4 or epoch == args.epochs - 1:
-            msg += f" held-out crop acc {evaluate(net, held, random.Random(3)):.3f}"
+            if not going:
+                break
+        msg = f"epoch {epoch} loss {tot / n:.3f} {time.time() - t0:.0f}s"
+        last = not going or (not args.minutes and epoch == args.epochs - 1)
+        if epoch % 5 == 4 or last:
+            if held:
+                msg += f" held-out crop acc {evaluate(net, held, random.Random(3)):.3f}"
             export(net, args.out)
         print(msg, flush=True)
+        if last:
+            break
 
 
 def export(net, out):
-    net.eval()
+    net = copy.deepcopy(net).cpu().eval()
     torch.onnx.export(net, torch.zeros(1, 3, FACE_SIDE, FACE_SIDE), out, input_names=["faces"], output_names=["logits"],
                       opset_version=13, dynamic_axes={"faces": {0: "n"}, "logits": {0: "n"}}, dynamo=False)
-    net.train()
 
 
 if __name__ == "__main__":

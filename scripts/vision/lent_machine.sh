@@ -1,0 +1,74 @@
+#!/bin/bash
+# Train the face and centre models on a lent GPU machine (16 cores, one GPU), several at
+# once, each for MINUTES of wall time after its pools are drawn. Crops and scenes are drawn
+# by worker processes (the cores are the limit, not the GPU); see docs/vision.md.
+#
+#   scripts/vision/lent_machine.sh prepare   # here: copy the training split to .lab/ (~50 MB)
+#   OUT=/some/dir MINUTES=5 scripts/vision/lent_machine.sh run   # there, with .lab carried
+#   (DEVICE=cpu SYNTH=200 OBLIQUE=200 MINUTES=0.2: a quick try of the script here)
+#
+# `prepare` copies only what training reads: the training split of byler, matteop and
+# rendered-dev (their manifests whole) and the 600 tomitomi3 crops paste_scenes picks. Never
+# the test-only sets. The models and a log land in $OUT.
+set -eu
+cd "$(dirname "$0")/../.."
+LAB=.lab
+
+if [ "${1:-}" = prepare ]; then
+    python=${PYTHON:-.venv/bin/python}
+    rm -rf "$LAB/datasets"
+    "$python" - <<'EOF'
+import json, random, shutil, sys
+from pathlib import Path
+sys.path.insert(0, "scripts/vision")
+import dataset
+import paste_scenes
+dest = Path(".lab/datasets")
+for name, root in dataset.SETS.items():
+    to = dest / root.relative_to(dataset.DATASETS)
+    (to / "images").mkdir(parents=True)
+    for f in ("manifest.json", "SOURCE.txt", "README.md"):
+        if (root / f).exists():
+            shutil.copy(root / f, to / f)
+    for item in dataset.load(name):
+        if not item.held_out or item.kind.endswith("enrol"):
+            shutil.copy(item.path, to / item.path.relative_to(root))
+tomi = paste_scenes.TOMI
+to = dest / tomi.relative_to(dataset.DATASETS)
+(to / "images").mkdir(parents=True)
+shutil.copy(tomi / "manifest.json", to)
+shutil.copy(tomi / "SOURCE.txt", to)
+names = json.loads((tomi / "manifest.json").read_text())
+for e in random.Random(3).sample(names, 600):  # load_sprites' own pick (limit_tomi, seed)
+    shutil.copy(tomi / e["image"], to / e["image"])
+EOF
+    grep -qx '/.lab/' .git/info/exclude 2>/dev/null || { mkdir -p .git/info; echo /.lab/ >> .git/info/exclude; }
+    du -sh "$LAB"
+    exit 0
+fi
+
+[ "${1:-}" = run ] || { echo "usage: $0 prepare|run" >&2; exit 2; }
+: "${OUT:?set OUT to the folder the models go to}"
+PY=${PYTHON:-python3} MINUTES=${MINUTES:-5} DEVICE=${DEVICE:-cuda} SYNTH=${SYNTH:-12000} OBLIQUE=${OBLIQUE:-16000}
+export COMPANION_DATASETS="$PWD/$LAB/datasets" PYTHONUNBUFFERED=1
+"$PY" -c "import torch, cv2, onnx; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'cv2', cv2.__version__)"
+nvidia-smi -L || true
+SPRITES=/tmp/sprites.pkl
+"$PY" -c "import sys; from pathlib import Path; sys.path.insert(0, 'scripts/vision'); import paste_scenes; \
+print(len(paste_scenes.load_sprites(cache=Path('$SPRITES'))), 'sprites')"
+
+F=(scripts/vision/train_faces.py --device "$DEVICE" --no-held-out --minutes "$MINUTES" --batch 256 --per-epoch 102400
+   --upright 15 --synth "$SYNTH" --synth-share 0.2 --oblique "$OBLIQUE" --oblique-share 0.4 --sprites-cache "$SPRITES")
+C=(scripts/vision/train_detector.py --device "$DEVICE" --minutes "$MINUTES" --batch 32 --per-epoch 6400
+   --paste 0.45 --die-range "9,44" --sprites-cache "$SPRITES")
+# faces, width 2 from scratch: with photographed top faces and board pieces, and without
+"$PY" "${F[@]}" --width 2 --workers 4 --oblique-real 0.3 --oblique-boards 0.15 --out "$OUT/faces_w2_real.onnx" > "$OUT/faces_w2_real.log" 2>&1 &
+"$PY" "${F[@]}" --width 2 --workers 3 --out "$OUT/faces_w2.onnx" > "$OUT/faces_w2.log" 2>&1 &
+# centres: the wide net from scratch, and the shipped one trained on
+"$PY" "${C[@]}" --arch wide --workers 5 --lr 3e-3 --out "$OUT/centres_wide.onnx" > "$OUT/centres_wide.log" 2>&1 &
+"$PY" "${C[@]}" --workers 4 --lr 1e-3 --from-onnx hardware/vision/models/dice_centres.onnx --seed 17 \
+    --out "$OUT/centres_more.onnx" > "$OUT/centres_more.log" 2>&1 &
+status=0
+for job in $(jobs -p); do wait "$job" || status=1; done
+for f in "$OUT"/*.log; do echo "== $f"; grep -v Warning "$f" | grep -v "torch.onnx.export" | tail -n 4; done
+exit $status

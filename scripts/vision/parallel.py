@@ -1,0 +1,84 @@
+"""Training on many cores and a GPU: batches drawn by worker processes, pools drawn in
+parallel, and a learning-rate cycle over a time budget instead of a step count.
+
+With no workers, batches are drawn in this process from the given random stream, exactly as
+the training scripts drew them before these options (the shipped CPU recipes are unchanged).
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import time
+from typing import Callable, Iterator
+
+import torch
+
+
+def one_thread() -> None:
+    """OpenCV and torch on one thread each. Call it before a process forks workers: a
+    child forked from a process whose thread pool exists hangs in its first parallel call."""
+    import cv2
+    cv2.setNumThreads(1)
+    torch.set_num_threads(1)
+
+
+class _Batches(torch.utils.data.IterableDataset):
+    def __init__(self, make: Callable, streams: Callable, seed: int):
+        self.make, self.streams, self.seed = make, streams, seed
+
+    def __iter__(self):
+        one_thread()
+        info = torch.utils.data.get_worker_info()
+        state = self.streams(self.seed * 1000 + 1 + (info.id if info else 0))
+        while True:
+            yield self.make(state)
+
+
+def batches(make: Callable, state, workers: int = 0, streams: Callable | None = None, seed: int = 0) -> Iterator:
+    """Endless batches `make(state)`. With `workers`, each worker process draws its own with
+    `streams(seed * 1000 + 1 + worker)` as its state (forked: the training data is shared,
+    not copied)."""
+    if workers <= 0:
+        while True:
+            yield make(state)
+    loader = torch.utils.data.DataLoader(_Batches(make, streams, seed), batch_size=None, num_workers=workers,
+                                         multiprocessing_context="fork", prefetch_factor=6, persistent_workers=True)
+    yield from loader
+
+
+def drawn_in_parallel(draw: Callable, n: int, seed: int, workers: int) -> list:
+    """`draw(n, seed)` (a list of n items) as `workers` processes drawing shares of n, each
+    with its own seed; with one worker or none, draw(n, seed) itself."""
+    if workers <= 1:
+        return draw(n, seed)
+    shares = [n // workers + (k < n % workers) for k in range(workers)]
+    with multiprocessing.get_context("fork").Pool(workers, initializer=one_thread) as pool:
+        parts = pool.starmap(draw, [(m, seed * 1000 + k) for k, m in enumerate(shares) if m])
+    return [item for part in parts for item in part]
+
+
+class TimedCycle:
+    """OneCycleLR's shape (cosine up from peak/25 over the first 30%, cosine down to
+    peak/2.5e5) over `seconds` of wall time: a run on a lent machine ends on time whatever
+    its speed. `step()` sets the rate and says whether time is left."""
+
+    def __init__(self, opt: torch.optim.Optimizer, peak: float, seconds: float):
+        self.opt, self.peak, self.seconds = opt, peak, seconds
+        self.start = time.time()
+        self.steps = 0
+
+    def fraction(self) -> float:
+        return (time.time() - self.start) / self.seconds
+
+    def step(self) -> bool:
+        f = min(1.0, self.fraction())
+        lo, end = self.peak / 25, self.peak / 25 / 1e4
+        if f < 0.3:
+            lr = lo + (self.peak - lo) * (1 - math.cos(math.pi * f / 0.3)) / 2
+        else:
+            lr = end + (self.peak - end) * (1 + math.cos(math.pi * (f - 0.3) / 0.7)) / 2
+        for group in self.opt.param_groups:
+            group["lr"] = lr
+        self.steps += 1
+        return f < 1.0
