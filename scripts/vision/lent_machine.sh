@@ -49,7 +49,7 @@ fi
 
 [ "${1:-}" = run ] || { echo "usage: $0 prepare|run" >&2; exit 2; }
 : "${OUT:?set OUT to the folder the models go to}"
-PY=${PYTHON:-python3} MINUTES=${MINUTES:-5} DEVICE=${DEVICE:-cuda} SYNTH=${SYNTH:-12000} OBLIQUE=${OBLIQUE:-16000}
+PY=${PYTHON:-python3} MINUTES=${MINUTES:-5} DEVICE=${DEVICE:-cuda} SYNTH=${SYNTH:-20000} OBLIQUE=${OBLIQUE:-40000}
 export COMPANION_DATASETS="$PWD/$LAB/datasets" PYTHONUNBUFFERED=1
 "$PY" -c "import torch, cv2, onnx; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'cv2', cv2.__version__)"
 nvidia-smi -L || true
@@ -58,11 +58,16 @@ SPRITES=/tmp/sprites.pkl
 print(len(paste_scenes.load_sprites(cache=Path('$SPRITES'))), 'sprites')"
 
 F=(scripts/vision/train_faces.py --device "$DEVICE" --no-held-out --minutes "$MINUTES" --batch 256 --per-epoch 102400
-   --upright 15 --synth "$SYNTH" --synth-share 0.2 --oblique "$OBLIQUE" --oblique-share 0.4 --sprites-cache "$SPRITES")
+   --upright 15 --synth "$SYNTH" --synth-share 0.2 --oblique "$OBLIQUE" --oblique-share 0.4 --sprites-cache "$SPRITES"
+   --pools /tmp/pools)
 C=(scripts/vision/train_detector.py --device "$DEVICE" --minutes "$MINUTES" --batch 32 --per-epoch 6400
    --paste 0.45 --die-range "9,44" --sprites-cache "$SPRITES")
+# the face jobs' pools, drawn first with every core (drawn by each job at once, they took minutes)
+REAL=(--oblique-real 0.3 --oblique-boards 0.15)
+"$PY" "${F[@]}" "${REAL[@]}" --workers 16 --pools-only
+"$PY" "${F[@]}" --workers 16 --pools-only
 # faces, width 2 from scratch: with photographed top faces and board pieces, and without
-"$PY" "${F[@]}" --width 2 --workers 4 --oblique-real 0.3 --oblique-boards 0.15 --out "$OUT/faces_w2_real.onnx" > "$OUT/faces_w2_real.log" 2>&1 &
+"$PY" "${F[@]}" "${REAL[@]}" --width 2 --workers 4 --out "$OUT/faces_w2_real.onnx" > "$OUT/faces_w2_real.log" 2>&1 &
 "$PY" "${F[@]}" --width 2 --workers 3 --out "$OUT/faces_w2.onnx" > "$OUT/faces_w2.log" 2>&1 &
 # centres: the wide net from scratch, and the shipped one trained on
 "$PY" "${C[@]}" --arch wide --workers 5 --lr 3e-3 --out "$OUT/centres_wide.onnx" > "$OUT/centres_wide.log" 2>&1 &

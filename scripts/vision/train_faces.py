@@ -319,6 +319,9 @@ def main():
     ap.add_argument("--batch", type=int, default=64, help="crops per step")
     ap.add_argument("--minutes", type=float, default=None,
                     help="train for this long (the learning-rate cycle spread over it) instead of --epochs")
+    ap.add_argument("--pools", metavar="DIR", help="keep the procedural and oblique pools here: loaded when "
+                                                   "there, else drawn and saved (shared by several jobs)")
+    ap.add_argument("--pools-only", action="store_true", help="draw and save the --pools, then stop")
     ap.add_argument("--no-held-out", dest="held_check", action="store_false",
                     help="do not read the held-out photos (a training machine given the training split only)")
     args = ap.parse_args()
@@ -332,7 +335,10 @@ def main():
     held = load_items(True) if args.held_check else []
     print(f"{len(train)} training images, {len(held)} held out", flush=True)
     t0 = time.time()
-    pool = parallel.drawn_in_parallel(synth_pool, args.synth, 5, args.workers) if args.workers else synth_pool(args.synth)
+    pools = Path(args.pools) if args.pools else None
+    pool = parallel.kept_pool(pools and pools / f"synth-{args.synth}",
+                              lambda: parallel.drawn_in_parallel(synth_pool, args.synth, 5, args.workers)
+                              if args.workers else synth_pool(args.synth))
     print(f"{len(pool)} procedural crops in {time.time() - t0:.0f}s", flush=True)
     pasted = paste_pool(args.paste, cache=args.sprites_cache) if args.paste else None
     print(f"{args.paste} pasted scenes in {time.time() - t0:.0f}s", flush=True)
@@ -345,9 +351,14 @@ def main():
             paste_scenes.load_sprites(cache=Path(args.sprites_cache))
         draw = functools.partial(oblique_pool, roll=args.upright, real_share=args.oblique_real,
                                  cache=args.sprites_cache, boards=args.oblique_boards)
-        oblique = (parallel.drawn_in_parallel(draw, args.oblique, args.seed - 5, args.workers) if args.workers
-                   else draw(args.oblique, args.seed - 5))
+        name = (f"oblique-{args.oblique}-seed{args.seed - 5}-roll{args.upright}-real{args.oblique_real}"
+                f"-boards{args.oblique_boards}")
+        oblique = parallel.kept_pool(pools and pools / name,
+                                     lambda: parallel.drawn_in_parallel(draw, args.oblique, args.seed - 5, args.workers)
+                                     if args.workers else draw(args.oblique, args.seed - 5))
     print(f"{args.oblique} oblique crops in {time.time() - t0:.0f}s", flush=True)
+    if args.pools_only:
+        return
     global INVERT
     INVERT = args.invert
     cum = list(itertools.accumulate(max(1, len(d)) for _, d, _, _ in train)) if args.by_die else None
