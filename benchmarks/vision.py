@@ -259,6 +259,11 @@ def score(g: Counter, reading, boxes, min_confidence: float) -> dict:
     g["silent_same_count"] += silent and len(pred) == len(truth)
     g["flagged"] += reading.flagged
     g["flagged_but_right"] += exact and reading.flagged
+    # why a reveal was held: too few dice, too many, or the count right but a die unsure
+    # (its value right or not)
+    g["held_few"] += reading.flagged and len(pred) < len(truth)
+    g["held_many"] += reading.flagged and len(pred) > len(truth)
+    g["held_unsure_wrong"] += reading.flagged and len(pred) == len(truth) and not exact
     g["labelled"] += len(truth)
     g["detected"] += len(pred)
     g["matched"] += len(pairs)
@@ -369,6 +374,12 @@ def main() -> int:
         print(f"  {name:<26}dice {g['labelled']:>5}  per scene {g['labelled'] / max(1, g['images']):4.1f}  "
               f"right and sure {100 * g['sure_right'] / dice:6.2f}%  needed {100 * needed:6.2f}%  "
               f"dice not right and sure {dice - g['sure_right']:>4}, at most {dice * (1 - needed):6.1f}")
+    print("held reveals by cause: too few dice found, too many, the count right but a die unsure (all values "
+          "right / a value wrong):")
+    for name, g in summary.items():
+        if g["flagged"]:
+            print(f"  {name:<26}held {g['flagged']:>4}  too few {g['held_few']:>4}  too many {g['held_many']:>4}  "
+                  f"unsure, right {g['flagged_but_right']:>4}  unsure, wrong {g['held_unsure_wrong']:>4}")
     if speed_total:
         median = statistics.median(speed_total)
         print(f"speed at 1280x960, one core, {len(speed_total)} frames: median {median:.1f} ms, "
