@@ -328,3 +328,33 @@ def test_one_too_many_of_another_size_goes_when_the_count_says_so(monkeypatch, s
     assert reading.flagged == flagged, reading.reason
     if not flagged:
         assert reading.values == (3, 5)
+
+
+@pytest.mark.parametrize("whole, score, values, flagged", [(0.97, 0.6, (4,), False), (0.5, 0.6, (), True),
+                                                           (0.97, 0.35, (), True)])
+def test_a_die_found_by_its_top_face_alone_is_read_whole_when_the_count_is_short(monkeypatch, whole, score, values,
+                                                                                 flagged):
+    """One die in play, seen at an angle: the finder gives its top face (half its size),
+    whose crop the face model takes for no die. Looking harder, it is read at 1.6 and 2
+    times that size, and the mean of those reads is taken when it is surer of a die: a sure
+    four is the die, its box the whole die's; reads no surer, or a candidate the centre
+    model is unsure of (a speck), leave the count short."""
+    from hardware.vision import reader
+    from hardware.vision.detect import Candidate
+
+    top = Candidate(200, 200, 40, score)
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [top])
+
+    def faces(frame, cands, second_look):
+        return np.array([_p(none=0.9, four=0.1) if c.size == top.size else _p(four=whole, none=1 - whole)
+                         for c in cands])
+
+    monkeypatch.setattr(reader, "face_probabilities", faces)
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=1)
+    assert reading.values == values and reading.flagged == flagged, reading.reason
+    if values:
+        assert reading.dice[0].box == (164, 164, 236, 236)  # 1.8 times the top face: the whole die
+    else:
+        assert "0 dice found, the game waits for 1" in reading.reason
+    without_count = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips")
+    assert without_count.values == ()  # nothing says to look harder

@@ -75,13 +75,18 @@ class Look:
     finest: bool = False  # also the frame's own pixels (dice of about a dozen pixels)
     keep_score: float = KEEP_SCORE
     keep_die: float = KEEP_DIE
+    grown: tuple[float, ...] = ()  # sizes at which each unsure candidate is also read whole
 
 
 FIRST_LOOK = Look()
 # When the dice found are not the count the game waits for: every level, then lower
-# cut-offs; the first look whose count is right is taken (and still flagged if unsure),
-# else the nearest. Without a count, the first of these is the only look.
-HARDER = (Look(finest=True), Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35))
+# cut-offs, then unsure candidates also read whole at GROWN times their size (a die seen at
+# an angle whose top face alone was found); the first look whose count is right is taken
+# (and still flagged if unsure), else the nearest. Without a count, the first of these is
+# the only look.
+GROWN = (1.6, 2.0)
+HARDER = (Look(finest=True), Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35),
+          Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35, grown=GROWN))
 
 
 def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_look: float = SECOND_LOOK,
@@ -99,6 +104,8 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     read = memo.setdefault("faces", {})
     new = [c for c in cands if c not in read]
     read.update(zip(new, face_probabilities(frame, new, second_look)))
+    if look.grown:
+        cands = _grown(frame, cands, read, look.grown, second_look)
     cands = _unnested(cands, read, look.keep_die)
     probs = [read[c] for c in cands]
     t2 = time.perf_counter()
@@ -124,6 +131,24 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
                 doubtful.append((c, die))
     doubtful = [(c, die) for c, die in doubtful if die >= PART_DIE or not _beside(c, kept)]
     return kept, np.array(kept_p).reshape(-1, 8), doubtful
+
+
+def _grown(frame, cands, read: dict, sizes: tuple[float, ...], second_look: float):
+    """Each candidate the centre model is sure of (KEEP_SCORE) and the face model is not
+    sure is a die, replaced by one as big as the mean of `sizes` times it, read as the mean
+    of its reads at each of `sizes`, when that reads more surely as a die."""
+    unsure = [c for c in cands if not _sure_die(read[c]) and c.score >= KEEP_SCORE]
+    if not unsure:
+        return cands
+    views = [Candidate(c.cx, c.cy, c.size * k, c.score) for c in unsure for k in sizes]
+    p = face_probabilities(frame, views, second_look).reshape(len(unsure), len(sizes), -1).mean(1)
+    out = list(cands)
+    for c, q in zip(unsure, p):
+        if float(q[1:].max()) > float(read[c][1:].max()):
+            g = Candidate(c.cx, c.cy, c.size * float(np.mean(sizes)), c.score)
+            read[g] = q
+            out[out.index(c)] = g
+    return out
 
 
 def p_die(p: np.ndarray) -> float:
@@ -241,6 +266,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         # the first look to find the count is taken; when none does, the one nearest it, so
         # the host has the most to fix from
         for look in HARDER:
+            if look.grown and len(kept) > expect:
+                break  # reading candidates whole finds no die that was missed
             again = find_dice(frame, roi, timings, min_confidence, None, look, pips, memo)
             if abs(len(again[0]) - expect) < abs(len(kept) - expect):
                 kept, probs, doubtful = again
