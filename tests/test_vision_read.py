@@ -358,3 +358,19 @@ def test_a_die_found_by_its_top_face_alone_is_read_whole_when_the_count_is_short
         assert "0 dice found, the game waits for 1" in reading.reason
     without_count = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips")
     assert without_count.values == ()  # nothing says to look harder
+
+
+def test_chance_cubes_are_not_read_whole(monkeypatch):
+    """A chance cube's colour (and a spike die's symbol) is read from its box, which a grown
+    candidate would not fit: for them the count stays short and the host is asked."""
+    from hardware.vision import reader
+    from hardware.vision.detect import Candidate
+
+    top = Candidate(200, 200, 40, 0.6)
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [top])
+    monkeypatch.setattr(reader, "face_probabilities", lambda frame, cands, second_look: np.array(
+        [_p(none=0.9, blank=0.1) if c.size == top.size else _p(blank=0.97, none=0.03) for c in cands]))
+    frame = np.full((400, 400, 3), 90, np.uint8)
+    frame[150:250, 150:250] = (200, 60, 40)  # a blue cube, whole
+    reading = read_dice(frame, "chance", expect=1)
+    assert reading.values == () and "0 dice found, the game waits for 1" in reading.reason

@@ -266,8 +266,10 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         # the first look to find the count is taken; when none does, the one nearest it, so
         # the host has the most to fix from
         for look in HARDER:
-            if look.grown and len(kept) > expect:
-                break  # reading candidates whole finds no die that was missed
+            if look.grown and (len(kept) > expect or not pips):
+                # it finds no die that was missed; and a chance or spike die's value is
+                # read from its box, which must then be the die's own, not grown
+                break
             again = find_dice(frame, roi, timings, min_confidence, None, look, pips, memo)
             if abs(len(again[0]) - expect) < abs(len(kept) - expect):
                 kept, probs, doubtful = again
