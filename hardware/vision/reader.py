@@ -80,10 +80,10 @@ class Look:
 
 FIRST_LOOK = Look()
 # When the dice found are not the count the game waits for: every level, then lower
-# cut-offs, then unsure candidates also read whole at GROWN times their size (a die seen at
-# an angle whose top face alone was found); the first look whose count is right is taken
-# (and still flagged if unsure), else the nearest. Without a count, the first of these is
-# the only look.
+# cut-offs, then (pip dice, too few found) unsure candidates also read whole at GROWN
+# times their size (a die seen at an angle whose top face alone was found); the first look
+# whose count is right is taken (and still flagged if unsure), else the nearest. Without a
+# count, the first of these is the only look.
 GROWN = (1.6, 2.0)
 HARDER = (Look(finest=True), Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35),
           Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35, grown=GROWN))
