@@ -11,6 +11,7 @@
 # rendered-dev (their manifests whole) and the 600 tomitomi3 crops paste_scenes picks. Never
 # the test-only sets. The models and a log land in $OUT.
 set -eu
+if [ -n "${OUT:-}" ]; then mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd); fi  # before the cd below
 cd "$(dirname "$0")/../.."
 LAB=.lab
 
@@ -67,13 +68,18 @@ REAL=(--oblique-real 0.3 --oblique-boards 0.15)
 "$PY" "${F[@]}" "${REAL[@]}" --workers 16 --pools-only
 "$PY" "${F[@]}" --workers 16 --pools-only
 # faces, width 2 from scratch: with photographed top faces and board pieces, and without
+pids=()
 "$PY" "${F[@]}" "${REAL[@]}" --width 2 --workers 4 --out "$OUT/faces_w2_real.onnx" > "$OUT/faces_w2_real.log" 2>&1 &
+pids+=($!)
 "$PY" "${F[@]}" --width 2 --workers 3 --out "$OUT/faces_w2.onnx" > "$OUT/faces_w2.log" 2>&1 &
+pids+=($!)
 # centres: the wide net from scratch, and the shipped one trained on
 "$PY" "${C[@]}" --arch wide --workers 5 --lr 3e-3 --out "$OUT/centres_wide.onnx" > "$OUT/centres_wide.log" 2>&1 &
+pids+=($!)
 "$PY" "${C[@]}" --workers 4 --lr 1e-3 --from-onnx hardware/vision/models/dice_centres.onnx --seed 17 \
     --out "$OUT/centres_more.onnx" > "$OUT/centres_more.log" 2>&1 &
+pids+=($!)
 status=0
-for job in $(jobs -p); do wait "$job" || status=1; done
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 for f in "$OUT"/*.log; do echo "== $f"; grep -v Warning "$f" | grep -v "torch.onnx.export" | tail -n 4; done
 exit $status

@@ -67,12 +67,12 @@ class TimedCycle:
         self.opt, self.peak, self.seconds = opt, peak, seconds
         self.start = time.time()
         self.steps = 0
+        self._set(0.0)  # the first step runs at the cycle's start, as OneCycleLR's does
 
     def fraction(self) -> float:
         return (time.time() - self.start) / self.seconds
 
-    def step(self) -> bool:
-        f = min(1.0, self.fraction())
+    def _set(self, f: float) -> None:
         lo, end = self.peak / 25, self.peak / 25 / 1e4
         if f < 0.3:
             lr = lo + (self.peak - lo) * (1 - math.cos(math.pi * f / 0.3)) / 2
@@ -80,6 +80,11 @@ class TimedCycle:
             lr = end + (self.peak - end) * (1 + math.cos(math.pi * (f - 0.3) / 0.7)) / 2
         for group in self.opt.param_groups:
             group["lr"] = lr
+
+    def step(self) -> bool:
+        """Called after each optimiser step: the rate for the next one."""
+        f = min(1.0, self.fraction())
+        self._set(f)
         self.steps += 1
         return f < 1.0
 

@@ -377,8 +377,8 @@ def main():
             xs.append(normalise(a)); hs.append(h); ss.append(sz); ms.append(m)
         return np.stack(xs), np.stack(hs), np.stack(ss), np.stack(ms)
 
-    def streams(seed):
-        return tuple(random.Random(seed + k) for k in (0, 8, 4, 6))
+    def streams(seed):  # a worker's four streams, apart from every other worker's
+        return tuple(random.Random(seed * 16 + k) for k in (0, 8, 4, 6))
 
     scenes = parallel.batches(batch, (rng, paste_rng, bands_rng, shadows_rng), args.workers, streams, args.seed)
     t0 = time.time()

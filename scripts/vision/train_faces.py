@@ -336,7 +336,8 @@ def main():
     print(f"{len(train)} training images, {len(held)} held out", flush=True)
     t0 = time.time()
     pools = Path(args.pools) if args.pools else None
-    pool = parallel.kept_pool(pools and pools / f"synth-{args.synth}",
+    # a kept pool is whichever run drew it first (drawn by workers, other seeds than alone)
+    pool = parallel.kept_pool(pools and pools / f"synth-{args.synth}-side{args.side}",
                               lambda: parallel.drawn_in_parallel(synth_pool, args.synth, 5, args.workers)
                               if args.workers else synth_pool(args.synth))
     print(f"{len(pool)} procedural crops in {time.time() - t0:.0f}s", flush=True)
@@ -351,8 +352,8 @@ def main():
             paste_scenes.load_sprites(cache=Path(args.sprites_cache))
         draw = functools.partial(oblique_pool, roll=args.upright, real_share=args.oblique_real,
                                  cache=args.sprites_cache, boards=args.oblique_boards)
-        name = (f"oblique-{args.oblique}-seed{args.seed - 5}-roll{args.upright}-real{args.oblique_real}"
-                f"-boards{args.oblique_boards}")
+        name = (f"oblique-{args.oblique}-side{args.side}-seed{args.seed - 5}-roll{args.upright}"
+                f"-real{args.oblique_real}-boards{args.oblique_boards}")
         oblique = parallel.kept_pool(pools and pools / name,
                                      lambda: parallel.drawn_in_parallel(draw, args.oblique, args.seed - 5, args.workers)
                                      if args.workers else draw(args.oblique, args.seed - 5))
