@@ -330,7 +330,7 @@ def test_one_too_many_of_another_size_goes_when_the_count_says_so(monkeypatch, s
         assert reading.values == (3, 5)
 
 
-@pytest.mark.parametrize("whole, score, values, flagged", [(0.97, 0.6, (4,), False), (0.5, 0.6, (), True),
+@pytest.mark.parametrize("whole, score, values, flagged", [(0.97, 0.6, (4,), False), (0.05, 0.6, (), True),
                                                            (0.97, 0.35, (), True)])
 def test_a_die_found_by_its_top_face_alone_is_read_whole_when_the_count_is_short(monkeypatch, whole, score, values,
                                                                                  flagged):
@@ -358,6 +358,31 @@ def test_a_die_found_by_its_top_face_alone_is_read_whole_when_the_count_is_short
         assert "0 dice found, the game waits for 1" in reading.reason
     without_count = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips")
     assert without_count.values == ()  # nothing says to look harder
+
+
+def test_a_die_already_read_keeps_its_box_when_another_is_read_whole(monkeypatch):
+    """Two dice in play: one read (not surely, 0.80), and one found by its top face alone.
+    Only the second is read whole: the first keeps its box and value, whatever its grown
+    views would say (its side faces)."""
+    from hardware.vision import reader
+    from hardware.vision.detect import Candidate
+
+    read, top = Candidate(100, 200, 40, 0.9), Candidate(300, 200, 40, 0.6)
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [read, top])
+
+    def faces(frame, cands, second_look):
+        out = []
+        for c in cands:
+            if c.size == 40:
+                out.append(_p(three=0.8, none=0.2) if c.cx == read.cx else _p(none=0.9, four=0.1))
+            else:  # grown views: sure dice, a two for the read one
+                out.append(_p(two=0.97, none=0.03) if c.cx == read.cx else _p(four=0.97, none=0.03))
+        return np.array(out)
+
+    monkeypatch.setattr(reader, "face_probabilities", faces)
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
+    assert reading.values == (3, 4), reading.reason
+    assert reading.dice[0].box == (80, 180, 120, 220) and reading.dice[1].box == (264, 164, 336, 236)
 
 
 def test_chance_cubes_are_not_read_whole(monkeypatch):

@@ -105,7 +105,7 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     new = [c for c in cands if c not in read]
     read.update(zip(new, face_probabilities(frame, new, second_look)))
     if look.grown:
-        cands = _grown(frame, cands, read, look.grown, second_look)
+        cands = _grown(frame, cands, read, look, second_look)
     cands = _unnested(cands, read, look.keep_die)
     probs = [read[c] for c in cands]
     t2 = time.perf_counter()
@@ -133,18 +133,25 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     return kept, np.array(kept_p).reshape(-1, 8), doubtful
 
 
-def _grown(frame, cands, read: dict, sizes: tuple[float, ...], second_look: float):
-    """Each candidate the centre model is sure of (KEEP_SCORE) and the face model is not
-    sure is a die, replaced by one as big as the mean of `sizes` times it, read as the mean
-    of its reads at each of `sizes`, when that reads more surely as a die."""
-    unsure = [c for c in cands if not _sure_die(read[c]) and c.score >= KEEP_SCORE]
+def _grown(frame, cands, read: dict, look: Look, second_look: float):
+    """On a table of pip dice: each candidate the centre model is sure of (KEEP_SCORE) that
+    the face model does not take for a die (so the look would not keep it; dice it keeps
+    keep their box and value) is replaced by one as big as the mean of `look.grown` times
+    it, read as the mean of its reads at each of those sizes, when that reads a number of
+    pips more surely."""
+    sizes = look.grown
+
+    def no_die(p) -> bool:
+        return p_die(p) < look.keep_die or float(p[1:].max()) <= float(p[NOT_A_DIE])
+
+    unsure = [c for c in cands if c.score >= KEEP_SCORE and no_die(read[c])]
     if not unsure:
         return cands
     views = [Candidate(c.cx, c.cy, c.size * k, c.score) for c in unsure for k in sizes]
     p = face_probabilities(frame, views, second_look).reshape(len(unsure), len(sizes), -1).mean(1)
     out = list(cands)
     for c, q in zip(unsure, p):
-        if float(q[1:].max()) > float(read[c][1:].max()):
+        if float(q[1:7].max()) > float(read[c][1:7].max()):
             g = Candidate(c.cx, c.cy, c.size * float(np.mean(sizes)), c.score)
             read[g] = q
             out[out.index(c)] = g
@@ -240,7 +247,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
 
     `expect`: how many dice the game waits for. The first look is then a quick one (the
     pyramid short of the frame's own pixels); when it finds another number, the reader
-    looks again harder (every level, then lower cut-offs) and takes the first look that
+    looks again harder (every level, then lower cut-offs, then on a pip table short of the
+    count, candidates read whole at GROWN times their size) and takes the first look that
     finds that many; when none does, the reading is flagged with both counts. Without
     `expect`, the first look is at every level.
     `die_px`: a die's size in frame pixels, when calibration knows it: the finder then
