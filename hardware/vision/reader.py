@@ -119,9 +119,7 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
         die = p_die(p)
         if pips and float(p[OTHER_DIE]) >= float(p[1:7].max()):
             die = min(die, DOUBT_DIE)
-        # kept only when some one reading of a die is likelier than "no die here": a side
-        # face or a gap between touching dice can gather a little of every die's class
-        if c.score >= look.keep_score and die >= look.keep_die and float(p[1:].max()) > float(p[NOT_A_DIE]):
+        if c.score >= look.keep_score and _read_as_die(p, die, look.keep_die):
             kept.append(c)
             kept_p.append(p)
         elif c.score >= KEEP_SCORE and die >= DOUBT_DIE or c.score >= DOUBT_SCORE and die >= KEEP_DIE:
@@ -133,6 +131,13 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     return kept, np.array(kept_p).reshape(-1, 8), doubtful
 
 
+def _read_as_die(p: np.ndarray, die: float, keep_die: float) -> bool:
+    """Whether the face model takes a candidate for a die: P(die) (`die`, as the table weighs
+    it) at least `keep_die`, and some one reading of a die likelier than "no die here" (a
+    side face or a gap between touching dice can gather a little of every die's class)."""
+    return die >= keep_die and float(p[1:].max()) > float(p[NOT_A_DIE])
+
+
 def _grown(frame, cands, read: dict, look: Look, second_look: float):
     """On a table of pip dice: each candidate the centre model is sure of (KEEP_SCORE) that
     the face model does not take for a die (so the look would not keep it; dice it keeps
@@ -140,11 +145,7 @@ def _grown(frame, cands, read: dict, look: Look, second_look: float):
     it, read as the mean of its reads at each of those sizes, when that reads a number of
     pips more surely."""
     sizes = look.grown
-
-    def no_die(p) -> bool:
-        return p_die(p) < look.keep_die or float(p[1:].max()) <= float(p[NOT_A_DIE])
-
-    unsure = [c for c in cands if c.score >= KEEP_SCORE and no_die(read[c])]
+    unsure = [c for c in cands if c.score >= KEEP_SCORE and not _read_as_die(read[c], p_die(read[c]), look.keep_die)]
     if not unsure:
         return cands
     views = [Candidate(c.cx, c.cy, c.size * k, c.score) for c in unsure for k in sizes]

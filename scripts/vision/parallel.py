@@ -89,6 +89,14 @@ class TimedCycle:
         return f < 1.0
 
 
+def schedule(opt: torch.optim.Optimizer, peak: float, minutes: float | None, steps: int):
+    """The learning rate's one cycle: over `minutes` of wall time when given (TimedCycle),
+    else over `steps` (OneCycleLR)."""
+    if minutes:
+        return TimedCycle(opt, peak, 60 * minutes)
+    return torch.optim.lr_scheduler.OneCycleLR(opt, peak, total_steps=steps)
+
+
 class SavedPool:
     """A pool of (crop, label) kept as two .npy files, read memory-mapped: processes that
     load it share one copy."""

@@ -352,10 +352,7 @@ def main():
                 for path in (args.teachers.split(",") if args.teachers else [])]
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
     per_epoch = args.per_epoch // args.batch
-    if args.minutes:
-        sched = parallel.TimedCycle(opt, args.lr, 60 * args.minutes)
-    else:
-        sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=args.epochs * per_epoch)
+    sched = parallel.schedule(opt, args.lr, args.minutes, args.epochs * per_epoch)
 
     def batch(streams):
         rng, paste_rng, bands_rng, shadows_rng = streams

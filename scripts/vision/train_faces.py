@@ -331,15 +331,11 @@ def main():
     torch.set_num_threads(args.threads)
     if args.workers:
         parallel.one_thread()
-    train = load_items(False)
-    held = load_items(True) if args.held_check else []
-    print(f"{len(train)} training images, {len(held)} held out", flush=True)
     t0 = time.time()
     pools = Path(args.pools) if args.pools else None
     # a kept pool is whichever run drew it first (drawn by workers, other seeds than alone)
     pool = parallel.kept_pool(pools and pools / f"synth-{args.synth}-side{args.side}",
-                              lambda: parallel.drawn_in_parallel(synth_pool, args.synth, 5, args.workers)
-                              if args.workers else synth_pool(args.synth))
+                              lambda: parallel.drawn_in_parallel(synth_pool, args.synth, 5, args.workers))
     print(f"{len(pool)} procedural crops in {time.time() - t0:.0f}s", flush=True)
     pasted = paste_pool(args.paste, cache=args.sprites_cache) if args.paste else None
     print(f"{args.paste} pasted scenes in {time.time() - t0:.0f}s", flush=True)
@@ -355,11 +351,13 @@ def main():
         name = (f"oblique-{args.oblique}-side{args.side}-seed{args.seed - 5}-roll{args.upright}"
                 f"-real{args.oblique_real}-boards{args.oblique_boards}")
         oblique = parallel.kept_pool(pools and pools / name,
-                                     lambda: parallel.drawn_in_parallel(draw, args.oblique, args.seed - 5, args.workers)
-                                     if args.workers else draw(args.oblique, args.seed - 5))
+                                     lambda: parallel.drawn_in_parallel(draw, args.oblique, args.seed - 5, args.workers))
     print(f"{args.oblique} oblique crops in {time.time() - t0:.0f}s", flush=True)
     if args.pools_only:
         return
+    train = load_items(False)
+    held = load_items(True) if args.held_check else []
+    print(f"{len(train)} training images, {len(held)} held out", flush=True)
     global INVERT
     INVERT = args.invert
     cum = list(itertools.accumulate(max(1, len(d)) for _, d, _, _ in train)) if args.by_die else None
@@ -369,10 +367,7 @@ def main():
     bs = args.batch
     per_epoch = args.per_epoch // bs
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
-    if args.minutes:
-        sched = parallel.TimedCycle(opt, args.lr, 60 * args.minutes)
-    else:
-        sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=args.epochs * per_epoch)
+    sched = parallel.schedule(opt, args.lr, args.minutes, args.epochs * per_epoch)
 
     def batch(r):
         xs, ys = zip(*(sample(train, r, pool, args.synth_share, cum, pasted, args.paste_share,
