@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hardware.vision.chance import red_or_blue
+from hardware.vision.chance import red_or_blue, throw_colours
 from hardware.vision.detect import Candidate
 
 DIE = Candidate(cx=50, cy=50, size=40, score=1.0)
@@ -50,3 +50,54 @@ def test_a_near_black_face_is_unsure_not_read_by_its_noise(bgr):
     # by ratio alone these are clearly red / blue; the difference is a few grey levels of noise
     _, confidence = red_or_blue(face(bgr), DIE)
     assert confidence < 0.8
+
+
+def throw(*bgrs) -> tuple[np.ndarray, list[Candidate]]:
+    """A grey table with one 40 px die face of each colour, in a row."""
+    frame = np.full((100, 60 * len(bgrs) + 20, 3), 120, np.uint8)
+    dice = []
+    for i, bgr in enumerate(bgrs):
+        x = 30 + 60 * i
+        frame[30:70, x:x + 40] = bgr
+        dice.append(Candidate(cx=x + 20, cy=50, size=40, score=1.0))
+    return frame, dice
+
+
+RED_WARM = (45, 66, 250)  # red under a tungsten cast: redder still
+BLUE_WARM = (140, 110, 128)  # blue under the same cast: nearly grey
+RED = (60, 60, 200)
+BLUE = (170, 110, 90)
+
+
+def test_blue_greyed_by_a_warm_cast_is_read_blue_among_red_dice():
+    frame, dice = throw(RED_WARM, BLUE_WARM, RED_WARM, BLUE_WARM)
+    assert red_or_blue(frame, dice[1])[1] < 0.8  # alone, it cannot be told
+    read = throw_colours(frame, dice)
+    assert [v for v, _ in read] == ["red", "blue", "red", "blue"]
+    assert min(c for _, c in read) >= 0.8
+
+
+def test_a_die_halfway_between_the_colours_is_unsure_though_read_surely_alone():
+    between = (95, 90, 128)  # (red - blue) / (red + blue) about 0.15: "red" alone
+    frame, dice = throw(RED, BLUE, between, RED, BLUE)
+    assert red_or_blue(frame, dice[2])[1] >= 0.8
+    v, confidence = throw_colours(frame, dice)[2]
+    assert confidence < 0.8
+
+
+def test_a_die_read_surely_against_the_group_it_lies_in_is_unsure():
+    # the others split into reds about 0.6 and near-grey blues about -0.1; this die lies
+    # nearer the blues, yet read alone it is surely red
+    frame, dice = throw((40, 60, 160), (110, 100, 90), (100, 90, 136), (40, 60, 160), (110, 100, 90))
+    assert red_or_blue(frame, dice[2]) == ("red", 1.0)
+    assert throw_colours(frame, dice)[2][1] < 0.8
+
+
+@pytest.mark.parametrize("bgrs", [
+    (BLUE, (150, 120, 105), BLUE_WARM),  # one colour: nothing to set a die against
+    (RED, BLUE_WARM),  # two dice: one die is no group
+    (BLUE_WARM,),
+])
+def test_a_throw_that_does_not_split_is_read_die_by_die(bgrs):
+    frame, dice = throw(*bgrs)
+    assert throw_colours(frame, dice) == [red_or_blue(frame, d) for d in dice]

@@ -12,12 +12,16 @@ DARK_FULL: a near-black face or a dark blotch on the cloth is then unsure, not r
 The camera's white balance is trusted (the Pi camera's is locked after warm-up). An
 earlier version divided by the table's colour as a light estimate; on the rendered
 scenes that made muted blues on green felt unsure (65 of 300 dice below 0.8 confidence,
-against 6 of 300 without it), so it was dropped.
+against 6 of 300 without it), so it was dropped. What a cast does is read from the throw
+instead (throw_colours): the dice of one throw lie under one light, so a cast moves all of
+their colours one way, and a throw of both colours still splits into two groups.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from typing import Sequence
 
 from hardware.vision.detect import Candidate
 
@@ -26,20 +30,93 @@ CLEAR = 0.03  # (red - blue) / (red + blue) from which a pixel starts to vote ..
 SURE = 0.13  # ... and at which its vote is whole
 SCALE = 2.0  # confidence = SCALE x (share of votes for - share against), at most 1
 DARK_FROM, DARK_FULL = 4.0, 14.0  # |red - blue| in grey levels from which a vote counts, and counts whole
+# A throw splits into red and blue dice when the widest gap between its dice's colours
+# (colour_score) is SPLIT_CLEAR times either group's own spread (taken as at least SPREAD:
+# dice of one colour in one throw differ by up to about that), and the cut between them is
+# no further from grey than MAX_CAST (a cast that strong would make a red die of a blue one).
+SPLIT_CLEAR = 2.0
+SPREAD = 0.15
+MAX_CAST = 0.35
+VOTING = 0.25  # share of the middle's pixels that must vote for a die to be set against others
+
+
+def _middle(frame: np.ndarray, die: Candidate) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel of the die's middle: (red - blue) / (red + blue), and how much its vote counts."""
+    r = max(2, int(die.size * MIDDLE))
+    x, y = int(die.cx), int(die.cy)
+    patch = frame[max(0, y - r):y + r, max(0, x - r):x + r].reshape(-1, 3).astype(np.float32)
+    blue, red = patch[:, 0], patch[:, 2]
+    d = (red - blue) / (red + blue + 2.0)
+    return d, np.clip((np.abs(red - blue) - DARK_FROM) / (DARK_FULL - DARK_FROM), 0, 1)
+
+
+def colour_score(frame: np.ndarray, die: Candidate) -> float | None:
+    """Where the die's middle lies from blue (below 0) to red (above): the median of its
+    voting pixels' (red - blue) / (red + blue); None when under VOTING of them vote (grey,
+    glare, shadow: no colour to set against the others')."""
+    d, weight = _middle(frame, die)
+    voting = d[weight >= 0.5]
+    return float(np.median(voting)) if voting.size and voting.size >= VOTING * d.size else None
 
 
 def red_or_blue(frame: np.ndarray, die: Candidate) -> tuple[str, float]:
     """("red" | "blue", confidence 0..1) for one die; a small confidence means we cannot tell."""
-    r = max(2, int(die.size * MIDDLE))
-    x, y = int(die.cx), int(die.cy)
-    patch = frame[max(0, y - r):y + r, max(0, x - r):x + r].reshape(-1, 3).astype(np.float32)
-    if patch.size == 0:
+    d, weight = _middle(frame, die)
+    if d.size == 0:
         return "red", 0.0
-    blue, red = patch[:, 0], patch[:, 2]
-    d = (red - blue) / (red + blue + 2.0)
     ramp = SURE - CLEAR
-    weight = np.clip((np.abs(red - blue) - DARK_FROM) / (DARK_FULL - DARK_FROM), 0, 1)
     for_red = (np.clip((d - CLEAR) / ramp, 0, 1) * weight).mean()
     for_blue = (np.clip((-d - CLEAR) / ramp, 0, 1) * weight).mean()
     margin = float(for_red - for_blue)
     return ("red" if margin > 0 else "blue"), min(1.0, abs(margin) * SCALE)
+
+
+def _split(scores: Sequence[float], reads: Sequence[tuple[str, float]], min_confidence: float):
+    """The blue and red groups' middles (median scores) when these dice split clearly into
+    two colours, with how clearly (0.5 for the least split taken, 1 for twice that); None
+    when they do not, or when a die read surely alone lies in the other colour's group."""
+    if len(scores) < 2:
+        return None
+    order = np.sort(scores)
+    i = int(np.argmax(np.diff(order)))
+    widest = order[i + 1] - order[i]
+    spread = max(order[i] - order[0], order[-1] - order[i + 1], SPREAD)
+    cut = (order[i] + order[i + 1]) / 2
+    if widest < SPLIT_CLEAR * spread or abs(cut) > MAX_CAST:
+        return None
+    if any((s > cut) != (v == "red") and conf >= min_confidence for s, (v, conf) in zip(scores, reads)):
+        return None
+    return float(np.median(order[:i + 1])), float(np.median(order[i + 1:])), min(1.0, widest / spread / (2 * SPLIT_CLEAR))
+
+
+def throw_colours(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: float = 0.8) -> list[tuple[str, float]]:
+    """Each die's (colour, confidence), the throw read together.
+
+    A colour cast the camera did not take out (a tungsten lamp) moves every die's colour
+    one way: a blue face turns grey, and read alone it is unsure or, worse, red. The dice
+    of one throw lie under one light, so each die is also set against the others: when
+    they split clearly into a redder and a bluer group (see SPLIT_CLEAR), a die near the
+    redder group is red and one near the bluer group blue, whatever the cast. A die read
+    unsurely alone then takes that colour, as surely as the split is clear; a die halfway
+    between the groups, or read surely alone as the other colour, is unsure. When the others
+    do not split (a throw of one colour, or two dice), the die is read alone."""
+    reads = [red_or_blue(frame, d) for d in dice]
+    scores = [colour_score(frame, d) for d in dice]
+    out = []
+    for i, ((v, conf), s) in enumerate(zip(reads, scores)):
+        others = [(t, r) for j, (t, r) in enumerate(zip(scores, reads)) if j != i and t is not None]
+        split = None if s is None else _split([t for t, _ in others], [r for _, r in others], min_confidence)
+        if split is None:
+            out.append((v, conf))
+            continue
+        blue, red, clear = split
+        at = (s - blue) / (red - blue)  # 0 at the blue group's middle, 1 at the red's
+        if 1 / 3 < at < 2 / 3:
+            out.append((v, min(conf, 0.5)))
+            continue
+        side = "red" if at >= 2 / 3 else "blue"
+        if side == v:
+            out.append((v, max(conf, clear)))
+        else:
+            out.append((side, clear) if conf < min_confidence else (v, 0.0))
+    return out

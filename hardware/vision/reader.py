@@ -287,7 +287,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         if len(kept) > expect:
             kept, probs = _without_parts(kept, probs, expect)
     t0 = time.perf_counter()
-    values, confidences = _values(frame, kept, probs, dice, profile)
+    values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
     if expect is not None and len(kept) > expect:
         kept, probs, values, confidences = _without_misfits(kept, probs, values, confidences, expect, min_confidence)
     if expect is not None and len(kept) > expect:
@@ -331,10 +331,11 @@ def pip_value(p: np.ndarray) -> tuple[int, float]:
     return v, float(p[v]) if blank >= PIP_BLANK else float(p[v]) / (1.0 - blank)
 
 
-def _values(frame, kept, probs, dice, profile):
+def _values(frame, kept, probs, dice, profile, min_confidence):
     values: list = []
     confidences: list[float] = []
     spikes = iter(spike.match_all(frame, kept, profile)) if dice == "spike" else None
+    colours = iter(chance.throw_colours(frame, kept, min_confidence)) if dice == "chance" else None
     for c, p in zip(kept, probs):
         die = p_die(p)
         if dice == "pips":
@@ -342,7 +343,7 @@ def _values(frame, kept, probs, dice, profile):
             values.append(v)
             confidences.append(conf)
         elif dice == "chance":
-            v, margin = chance.red_or_blue(frame, c)
+            v, margin = next(colours)
             values.append(v)
             confidences.append(margin * die)
         else:
