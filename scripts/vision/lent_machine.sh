@@ -1,5 +1,5 @@
 #!/bin/bash
-# Train the face and centre models on a lent GPU machine (16 cores, one GPU), several at
+# Train face models on a lent GPU machine (16 cores, one GPU), several at
 # once, each for MINUTES of wall time after its pools are drawn. Crops and scenes are drawn
 # by worker processes (the cores are the limit, not the GPU); see docs/vision.md.
 #
@@ -61,24 +61,29 @@ print(len(paste_scenes.load_sprites(cache=Path('$SPRITES'))), 'sprites')"
 F=(scripts/vision/train_faces.py --device "$DEVICE" --no-held-out --minutes "$MINUTES" --batch 256 --per-epoch 102400
    --upright 15 --synth "$SYNTH" --synth-share 0.2 --oblique "$OBLIQUE" --oblique-share 0.4 --sprites-cache "$SPRITES"
    --pools /tmp/pools)
-C=(scripts/vision/train_detector.py --device "$DEVICE" --minutes "$MINUTES" --batch 32 --per-epoch 6400
-   --paste 0.45 --die-range "9,44" --sprites-cache "$SPRITES")
 # the face jobs' pools, drawn first with every core (drawn by each job at once, they took minutes)
 REAL=(--oblique-real 0.3 --oblique-boards 0.15)
 "$PY" "${F[@]}" "${REAL[@]}" --workers 16 --pools-only
 "$PY" "${F[@]}" --workers 16 --pools-only
-# faces, width 2 from scratch: with photographed top faces and board pieces, and without
+# faces, each with a share of photographed crops shown as far dice (--low-res): the shipped
+# model trained on with and without photographed top faces on the oblique dice, and width 2
+# from scratch; and, given FROM_W2 (an earlier width-2 export), that one trained on
+LOW=(--low-res 0.4)
+SHIPPED=hardware/vision/models/die_faces.onnx
 pids=()
-"$PY" "${F[@]}" "${REAL[@]}" --width 2 --workers 4 --out "$OUT/faces_w2_real.onnx" > "$OUT/faces_w2_real.log" 2>&1 &
+"$PY" "${F[@]}" "${LOW[@]}" --from-onnx "$SHIPPED" --lr 3e-4 --workers 4 --out "$OUT/faces_low.onnx" \
+    > "$OUT/faces_low.log" 2>&1 &
 pids+=($!)
-"$PY" "${F[@]}" --width 2 --workers 3 --out "$OUT/faces_w2.onnx" > "$OUT/faces_w2.log" 2>&1 &
+"$PY" "${F[@]}" "${REAL[@]}" "${LOW[@]}" --from-onnx "$SHIPPED" --lr 3e-4 --workers 4 --out "$OUT/faces_low_real.onnx" \
+    > "$OUT/faces_low_real.log" 2>&1 &
 pids+=($!)
-# centres: the wide net from scratch, and the shipped one trained on
-"$PY" "${C[@]}" --arch wide --workers 5 --lr 3e-3 --out "$OUT/centres_wide.onnx" > "$OUT/centres_wide.log" 2>&1 &
+"$PY" "${F[@]}" "${REAL[@]}" "${LOW[@]}" --width 2 --workers 4 --out "$OUT/faces_w2_low.onnx" > "$OUT/faces_w2_low.log" 2>&1 &
 pids+=($!)
-"$PY" "${C[@]}" --workers 4 --lr 1e-3 --from-onnx hardware/vision/models/dice_centres.onnx --seed 17 \
-    --out "$OUT/centres_more.onnx" > "$OUT/centres_more.log" 2>&1 &
-pids+=($!)
+if [ -n "${FROM_W2:-}" ]; then
+    "$PY" "${F[@]}" "${REAL[@]}" "${LOW[@]}" --width 2 --from-onnx "$FROM_W2" --lr 4e-4 --workers 4 \
+        --out "$OUT/faces_w2_more_low.onnx" > "$OUT/faces_w2_more_low.log" 2>&1 &
+    pids+=($!)
+fi
 status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 for f in "$OUT"/*.log; do echo "== $f"; grep -v Warning "$f" | grep -v "torch.onnx.export" | tail -n 4; done

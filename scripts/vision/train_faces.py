@@ -178,6 +178,22 @@ def sample_synth(pool, rng, upright: bool = False):
 
 
 INVERT = 0.5  # share of real crops shown with brightness inverted (set by --invert)
+LOW_RES = 0.0  # share of photographed and pasted crops shown as a far die would be (set by --low-res)
+
+
+def low_res(f: np.ndarray, rng: random.Random) -> np.ndarray:
+    """A LOW_RES share of crops as a die 11-30 px across in the frame shows: shrunk to that
+    many pixels (its JPEG at that size), then enlarged to the crop as the reader's cut does.
+    The training photos' dice are mostly bigger than that; the oblique pool has its own."""
+    if not LOW_RES or rng.random() >= LOW_RES:
+        return f
+    side = f.shape[0]
+    small = max(8, round(rng.uniform(11, 30) * CROP_FACTOR * side / FACE_SIDE))
+    f = cv2.resize(f, (small, small), interpolation=cv2.INTER_AREA)
+    if rng.random() < 0.5:
+        ok, enc = cv2.imencode(".jpg", f.astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, rng.randint(50, 95)])
+        f = cv2.imdecode(enc, cv2.IMREAD_COLOR).astype(np.float32)
+    return cv2.resize(f, (side, side), interpolation=cv2.INTER_LINEAR)
 
 
 def sample(items, rng, pool=None, share=0.0, cum=None, pasted=None, paste_share=0.0, oblique=None, oblique_share=0.0):
@@ -225,7 +241,7 @@ def sample(items, rng, pool=None, share=0.0, cum=None, pasted=None, paste_share=
     f = f[:, :, list(rng.sample([0, 1, 2], 3))]
     if label != 7 and rng.random() < INVERT:
         f = 255 - f
-    return standardise_crop(np.clip(f, 0, 255)), label
+    return standardise_crop(low_res(np.clip(f, 0, 255), rng)), label
 
 
 def paste_pool(n: int, seed: int = 6, cache: str | None = None):
@@ -273,7 +289,7 @@ def sample_pasted(pool, rng):
     f = f[:, :, list(rng.sample([0, 1, 2], 3))]
     if label not in (0, 7) and rng.random() < 0.25:
         f = 255 - f
-    return standardise_crop(np.clip(f, 0, 255)), label
+    return standardise_crop(low_res(np.clip(f, 0, 255), rng)), label
 
 
 def evaluate(net, items, rng, n=3000):
@@ -309,6 +325,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--width", type=float, default=1.0, help="channel multiplier of the net")
     ap.add_argument("--invert", type=float, default=0.25, help="share of real crops shown brightness-inverted")
+    ap.add_argument("--low-res", type=float, default=0.0,
+                    help="share of photographed and pasted crops shown as a die 11-30 px across (see low_res)")
     ap.add_argument("--by-image", dest="by_die", action="store_false",
                     help="pick training images uniformly (default: in proportion to their dice)")
     ap.add_argument("--side", type=int, default=FACE_SIDE, help="crop side in pixels (must match faces.FACE_SIDE)")
@@ -358,8 +376,9 @@ def main():
     train = load_items(False)
     held = load_items(True) if args.held_check else []
     print(f"{len(train)} training images, {len(held)} held out", flush=True)
-    global INVERT
+    global INVERT, LOW_RES
     INVERT = args.invert
+    LOW_RES = args.low_res
     cum = list(itertools.accumulate(max(1, len(d)) for _, d, _, _ in train)) if args.by_die else None
     net = FaceNet(args.width, folded=True).load_onnx(args.from_onnx) if args.from_onnx else FaceNet(args.width)
     device = torch.device(args.device)
