@@ -132,3 +132,33 @@ def test_a_crop_at_the_edge_of_the_picture_is_filled_from_its_edge():
     assert crop.shape == (24, 24, 3)
     assert crop[:, -8:].min() == 200  # the edge's own colour, not black
     assert crop[:, 0].max() < 60 and crop[:, 3:].min() > 150
+
+
+def test_a_second_opinion_settles_only_a_die_the_first_is_unsure_of_and_only_when_they_agree():
+    unsure_five = np.array([[0.05, 0.0, 0.0, 0.0, 0.1, 0.6, 0.25, 0.0]])
+    sure_five = np.array([[0.0, 0.0, 0.0, 0.0, 0.02, 0.95, 0.03, 0.0]])
+    sure_six = np.array([[0.0, 0.0, 0.0, 0.0, 0.02, 0.03, 0.95, 0.0]])
+    # unsure, and the second model names the same face: its reading stands
+    assert np.array_equal(faces.settle(unsure_five, sure_five), sure_five)
+    # unsure, and the second model names another face: the first's doubt stays
+    assert np.array_equal(faces.settle(unsure_five, sure_six), unsure_five)
+    # sure: the second model is not asked, even where it disagrees
+    assert np.array_equal(faces.settle(sure_five, sure_six), sure_five)
+    # the second model not sure enough, or the first hardly leaning its way: no change
+    fairly_five = np.array([[0.0, 0.0, 0.0, 0.0, 0.05, 0.85, 0.1, 0.0]])
+    assert np.array_equal(faces.settle(unsure_five, fairly_five), unsure_five)
+    lost = np.array([[0.2, 0.15, 0.1, 0.1, 0.1, 0.25, 0.1, 0.0]])
+    assert np.array_equal(faces.settle(lost, sure_five), lost)
+    # row by row
+    both = faces.settle(np.vstack([unsure_five, unsure_five]), np.vstack([sure_five, sure_six]))
+    assert np.array_equal(both, np.vstack([sure_five, unsure_five]))
+
+
+def test_every_crop_is_read_by_both_face_models(monkeypatch):
+    frame = byler_photo()
+    candidates = find_candidates(frame, min_score=0.4)
+    seen = []
+    real = networks.run
+    monkeypatch.setattr(networks, "run", lambda name, blob: seen.append((name, len(blob))) or real(name, blob))
+    faces.face_probabilities(frame, candidates, second_look=0.0)
+    assert seen == [(faces.MODEL, len(candidates)), (faces.SECOND_OPINION, len(candidates))]

@@ -18,6 +18,8 @@ from hardware.vision.detect import Candidate
 FACE_SIDE = 48
 CROP_FACTOR = 1.35
 MODEL = "die_faces.onnx"
+SECOND_OPINION = "die_faces_second.onnx"  # another face model, trained on other crops (see settle)
+LEANING, SECOND_SURE = 0.3, 0.9  # how sure the first and the second must be for settle to take the second
 SECOND_LOOK = 0.8  # a die whose best class is below this is looked at again, in other views
 # (turn in degrees, size factor, mirrored): small turns and mirrors only. The picture's top
 # is the far side of the table, and a die seen at an angle shows its top face above its
@@ -102,8 +104,23 @@ def _view(crop: np.ndarray, mirror: bool) -> np.ndarray:
     return crop[:, ::-1] if mirror else crop
 
 
+def settle(p: np.ndarray, q: np.ndarray, sure: float = SECOND_LOOK) -> np.ndarray:
+    """The face model's probabilities `p`, except for a crop it is unsure of (best class under
+    `sure`, but at least LEANING) where the second opinion `q` names the same best class at
+    SECOND_SURE or more: there `q` stands.
+
+    The second model was trained on the first's crops and more (photographed top faces on
+    dice seen at an angle, board pieces, far dice), so it reads such dice surely where the
+    first hesitates; alone it also misreads some surely. Taken only where the first leans
+    the same way, a misreading needs both models to make it."""
+    rescue = ((p.max(1) < sure) & (p.max(1) >= LEANING) & (q.max(1) >= SECOND_SURE)
+              & (p.argmax(1) == q.argmax(1)))
+    return np.where(rescue[:, None], q, p)
+
+
 def _probabilities(blob: np.ndarray) -> np.ndarray:
-    return networks.softmax(networks.run(MODEL, blob).astype(np.float64))
+    p = networks.softmax(networks.run(MODEL, blob).astype(np.float64))
+    return settle(p, networks.softmax(networks.run(SECOND_OPINION, blob).astype(np.float64)))
 
 
 def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],

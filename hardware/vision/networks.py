@@ -1,7 +1,9 @@
-"""The two small learned models, loaded once through cv2.dnn (no torch at run time).
+"""The small learned models, loaded once through cv2.dnn (no torch at run time).
 
-dice_centres.onnx finds die centres and sizes; die_faces.onnx reads a top-face crop.
-Both are trained by scripts/vision/ (see docs/vision.md for provenance).
+dice_centres.onnx finds die centres and sizes; die_faces.onnx reads a top-face crop, and
+die_faces_second.onnx gives a second opinion on it (faces.settle); face_embed.onnx
+describes a spike die's symbol. All are trained by scripts/vision/ (see docs/vision.md
+for provenance).
 """
 
 from __future__ import annotations
