@@ -81,16 +81,38 @@ def test_a_die_halfway_between_the_colours_is_unsure_though_read_surely_alone():
     between = (95, 90, 128)  # (red - blue) / (red + blue) about 0.15: "red" alone
     frame, dice = throw(RED, BLUE, between, RED, BLUE)
     assert red_or_blue(frame, dice[2])[1] >= 0.8
-    v, confidence = throw_colours(frame, dice)[2]
-    assert confidence < 0.8
+    assert throw_colours(frame, dice)[2][1] < 0.8
 
 
 def test_a_die_read_surely_against_the_group_it_lies_in_is_unsure():
-    # the others split into reds about 0.6 and near-grey blues about -0.1; this die lies
-    # nearer the blues, yet read alone it is surely red
-    frame, dice = throw((40, 60, 160), (110, 100, 90), (100, 90, 136), (40, 60, 160), (110, 100, 90))
+    # the others split into reds at about 0.7 and near-grey blues at about -0.1; this die
+    # (0.13) lies with the blues, yet read alone it is surely red
+    frame, dice = throw((30, 50, 170), (110, 100, 90), (100, 90, 130), (30, 50, 170), (110, 100, 90))
     assert red_or_blue(frame, dice[2]) == ("red", 1.0)
-    assert throw_colours(frame, dice)[2][1] < 0.8
+    assert throw_colours(frame, dice)[2] == ("red", 0.0)
+
+
+def test_a_die_read_unsurely_as_red_that_lies_with_the_blues_is_blue():
+    frame, dice = throw(RED_WARM, BLUE_WARM, RED_WARM, (118, 107, 130))
+    v, confidence = red_or_blue(frame, dice[3])
+    assert v == "red" and confidence < 0.8
+    assert throw_colours(frame, dice)[3] == ("blue", 1.0)
+
+
+def test_a_split_far_from_grey_is_no_cast_and_each_die_is_read_alone():
+    # reds at 0.9 and dice at 0.06: two groups, but the cut between them (0.48) would need
+    # a cast that by itself makes a red die of a blue one
+    frame, dice = throw((10, 40, 200), (110, 100, 124), (10, 40, 200), (110, 100, 124))
+    assert throw_colours(frame, dice) == [red_or_blue(frame, d) for d in dice]
+
+
+def test_groups_with_a_surely_red_die_in_the_bluer_one_are_not_the_two_colours():
+    # reds at 0.5; two dice at 0.06 and one surely red at 0.15 below them: the lower
+    # group is not blue, so the dice at 0.06 are read alone (unsurely red), not made blue
+    frame, dice = throw((50, 60, 150), (50, 60, 150), (110, 100, 124), (110, 100, 124), (100, 90, 136))
+    read = throw_colours(frame, dice)
+    assert read[2] == red_or_blue(frame, dice[2]) and read[2][0] == "red"
+    assert read[4] == ("red", 0.0)  # and the sure one, lying with the others' bluer group, is unsure
 
 
 @pytest.mark.parametrize("bgrs", [

@@ -142,7 +142,7 @@ def test_a_second_opinion_settles_only_a_die_the_first_is_unsure_of_and_only_whe
     assert np.array_equal(faces.settle(unsure_five, sure_five), sure_five)
     # unsure, and the second model names another face: the first's doubt stays
     assert np.array_equal(faces.settle(unsure_five, sure_six), unsure_five)
-    # sure: the second model is not asked, even where it disagrees
+    # sure: the second model's reading is not taken, even where it disagrees
     assert np.array_equal(faces.settle(sure_five, sure_six), sure_five)
     # the second model not sure enough, or the first hardly leaning its way: no change
     fairly_five = np.array([[0.0, 0.0, 0.0, 0.0, 0.05, 0.85, 0.1, 0.0]])

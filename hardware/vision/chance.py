@@ -19,9 +19,9 @@ their colours one way, and a throw of both colours still splits into two groups.
 
 from __future__ import annotations
 
-import numpy as np
-
 from typing import Sequence
+
+import numpy as np
 
 from hardware.vision.detect import Candidate
 
@@ -37,7 +37,9 @@ DARK_FROM, DARK_FULL = 4.0, 14.0  # |red - blue| in grey levels from which a vot
 SPLIT_CLEAR = 2.0
 SPREAD = 0.15
 MAX_CAST = 0.35
-VOTING = 0.25  # share of the middle's pixels that must vote for a die to be set against others
+# A die takes part in the split (as the die read, or as one of the others) only when at
+# least VOTING of its middle's pixels have colour enough to count half a vote or more.
+VOTING = 0.25
 
 
 def _middle(frame: np.ndarray, die: Candidate) -> tuple[np.ndarray, np.ndarray]:
@@ -51,9 +53,10 @@ def _middle(frame: np.ndarray, die: Candidate) -> tuple[np.ndarray, np.ndarray]:
 
 
 def colour_score(frame: np.ndarray, die: Candidate) -> float | None:
-    """Where the die's middle lies from blue (below 0) to red (above): the median of its
-    voting pixels' (red - blue) / (red + blue); None when under VOTING of them vote (grey,
-    glare, shadow: no colour to set against the others')."""
+    """Where the die's middle lies from blue (below 0) to red (above): the median
+    (red - blue) / (red + blue) of its pixels with colour enough (red and blue at least
+    halfway from DARK_FROM to DARK_FULL apart); None when under VOTING of them have
+    (grey, glare, shadow: no colour to set against the others')."""
     d, weight = _middle(frame, die)
     voting = d[weight >= 0.5]
     return float(np.median(voting)) if voting.size and voting.size >= VOTING * d.size else None
@@ -71,7 +74,8 @@ def red_or_blue(frame: np.ndarray, die: Candidate) -> tuple[str, float]:
     return ("red" if margin > 0 else "blue"), min(1.0, abs(margin) * SCALE)
 
 
-def _split(scores: Sequence[float], reads: Sequence[tuple[str, float]], min_confidence: float):
+def _split(scores: Sequence[float], reads: Sequence[tuple[str, float]],
+           min_confidence: float) -> tuple[float, float, float] | None:
     """The blue and red groups' middles (median scores) when these dice split clearly into
     two colours, with how clearly (0.5 for the least split taken, 1 for twice that); None
     when they do not, or when a die read surely alone lies in the other colour's group."""
@@ -86,7 +90,8 @@ def _split(scores: Sequence[float], reads: Sequence[tuple[str, float]], min_conf
         return None
     if any((s > cut) != (v == "red") and conf >= min_confidence for s, (v, conf) in zip(scores, reads)):
         return None
-    return float(np.median(order[:i + 1])), float(np.median(order[i + 1:])), min(1.0, widest / spread / (2 * SPLIT_CLEAR))
+    clear = min(1.0, float(widest / spread / (2 * SPLIT_CLEAR)))
+    return float(np.median(order[:i + 1])), float(np.median(order[i + 1:])), clear
 
 
 def throw_colours(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: float = 0.8) -> list[tuple[str, float]]:
@@ -97,9 +102,10 @@ def throw_colours(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: 
     of one throw lie under one light, so each die is also set against the others: when
     they split clearly into a redder and a bluer group (see SPLIT_CLEAR), a die near the
     redder group is red and one near the bluer group blue, whatever the cast. A die read
-    unsurely alone then takes that colour, as surely as the split is clear; a die halfway
-    between the groups, or read surely alone as the other colour, is unsure. When the others
-    do not split (a throw of one colour, or two dice), the die is read alone."""
+    unsurely alone then takes that colour, as surely as the split is clear and less so
+    the nearer it lies to halfway; a die in the middle third between the groups, or read
+    surely alone as the other colour, is unsure. When the others do not split (a throw of
+    one colour, or two dice), the die is read alone."""
     reads = [red_or_blue(frame, d) for d in dice]
     scores = [colour_score(frame, d) for d in dice]
     out = []
@@ -115,8 +121,9 @@ def throw_colours(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: 
             out.append((v, min(conf, 0.5)))
             continue
         side = "red" if at >= 2 / 3 else "blue"
+        sure = clear * min(1.0, (abs(at - 0.5) - 1 / 6) * 6)  # 0 at the middle third's edge, whole from a group's middle
         if side == v:
-            out.append((v, max(conf, clear)))
+            out.append((v, max(conf, sure)))
         else:
-            out.append((side, clear) if conf < min_confidence else (v, 0.0))
+            out.append((side, sure) if conf < min_confidence else (v, 0.0))
     return out

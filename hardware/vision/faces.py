@@ -18,7 +18,7 @@ from hardware.vision.detect import Candidate
 FACE_SIDE = 48
 CROP_FACTOR = 1.35
 MODEL = "die_faces.onnx"
-SECOND_OPINION = "die_faces_second.onnx"  # another face model, trained on other crops (see settle)
+SECOND_OPINION = "die_faces_second.onnx"  # the face model trained on with more kinds of crops (see settle)
 LEANING, SECOND_SURE = 0.3, 0.9  # how sure the first and the second must be for settle to take the second
 SECOND_LOOK = 0.8  # a die whose best class is below this is looked at again, in other views
 # (turn in degrees, size factor, mirrored): small turns and mirrors only. The picture's top
@@ -109,8 +109,8 @@ def settle(p: np.ndarray, q: np.ndarray, sure: float = SECOND_LOOK) -> np.ndarra
     `sure`, but at least LEANING) where the second opinion `q` names the same best class at
     SECOND_SURE or more: there `q` stands.
 
-    The second model was trained on the first's crops and more (photographed top faces on
-    dice seen at an angle, board pieces, far dice), so it reads such dice surely where the
+    The second model is the first trained on with more kinds of crops (photographed top
+    faces on dice seen at an angle, board pieces), so it reads such dice surely where the
     first hesitates; alone it also misreads some surely. Taken only where the first leans
     the same way, a misreading needs both models to make it."""
     rescue = ((p.max(1) < sure) & (p.max(1) >= LEANING) & (q.max(1) >= SECOND_SURE)
@@ -118,29 +118,30 @@ def settle(p: np.ndarray, q: np.ndarray, sure: float = SECOND_LOOK) -> np.ndarra
     return np.where(rescue[:, None], q, p)
 
 
-def _probabilities(blob: np.ndarray) -> np.ndarray:
+def _probabilities(blob: np.ndarray, sure: float) -> np.ndarray:
     p = networks.softmax(networks.run(MODEL, blob).astype(np.float64))
-    return settle(p, networks.softmax(networks.run(SECOND_OPINION, blob).astype(np.float64)))
+    return settle(p, networks.softmax(networks.run(SECOND_OPINION, blob).astype(np.float64)), sure)
 
 
 def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],
                        second_look: float = SECOND_LOOK) -> np.ndarray:
-    """(N, 8) class probabilities, one row per candidate.
+    """(N, 8) class probabilities, one row per candidate, as the two face models settle
+    them (`settle`, with `second_look` as where the first is unsure).
 
-    A die the model is unsure of (no class above `second_look`) is looked at again,
+    A die the models are unsure of (no class above `second_look`) is looked at again,
     mirrored, turned a little and a little larger and smaller, and
     the views' probabilities are averaged: one view's unlucky glare or pixel grid
     matters less, and views that disagree keep the confidence low."""
     if not candidates:
         return np.zeros((0, 8), np.float32)
     blob = standardise_crops([cut(frame, c.cx, c.cy, CROP_FACTOR * c.size) for c in candidates])
-    p = _probabilities(blob)
+    p = _probabilities(blob, second_look)
     unsure = [i for i in range(len(candidates)) if p[i].max() < second_look]
     if unsure:
         views = standardise_crops([_view(cut(frame, candidates[i].cx, candidates[i].cy,
                                                  CROP_FACTOR * candidates[i].size * s, angle=a), mirror)
                                    for i in unsure for a, s, mirror in LOOKS])
-        q = _probabilities(views).reshape(len(unsure), len(LOOKS), -1)
+        q = _probabilities(views, second_look).reshape(len(unsure), len(LOOKS), -1)
         for k, i in enumerate(unsure):
             p[i] = (p[i] + q[k].sum(0)) / (1 + len(LOOKS))
     return p.astype(np.float32)

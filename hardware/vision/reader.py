@@ -288,10 +288,14 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
             kept, probs = _without_parts(kept, probs, expect)
     t0 = time.perf_counter()
     values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
+    found = len(kept)
     if expect is not None and len(kept) > expect:
         kept, probs, values, confidences = _without_misfits(kept, probs, values, confidences, expect, min_confidence)
     if expect is not None and len(kept) > expect:
         kept, probs, values, confidences = _without_strays(kept, probs, values, confidences, expect, min_confidence)
+    if dice == "chance" and len(kept) < found:
+        # a chance cube's colour is read against the rest of its throw: without what went
+        values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
     t1 = time.perf_counter()
     order = sorted(range(len(kept)), key=lambda i: (kept[i].cx, kept[i].cy))
     readings = tuple(DieReading(values[i], kept[i].box(frame.shape), confidences[i]) for i in order)
