@@ -154,11 +154,17 @@ def test_a_second_opinion_settles_only_a_die_the_first_is_unsure_of_and_only_whe
     assert np.array_equal(both, np.vstack([sure_five, unsure_five]))
 
 
-def test_every_crop_is_read_by_both_face_models(monkeypatch):
+def test_the_second_model_reads_only_the_crops_the_first_doubts(monkeypatch):
     frame = byler_photo()
     candidates = find_candidates(frame, min_score=0.4)
+    first = faces.face_probabilities(frame, candidates, second_look=0.0)
     seen = []
     real = networks.run
     monkeypatch.setattr(networks, "run", lambda name, blob: seen.append((name, len(blob))) or real(name, blob))
-    faces.face_probabilities(frame, candidates, second_look=0.0)
-    assert seen == [(faces.MODEL, len(candidates)), (faces.SECOND_OPINION, len(candidates))]
+    faces.face_probabilities(frame, candidates, second_look=0.0)  # nothing is doubted
+    assert seen == [(faces.MODEL, len(candidates))]
+    seen.clear()
+    faces.face_probabilities(frame, candidates, second_look=1.01)  # everything leaning is
+    leaning = int((first.max(1) >= faces.LEANING).sum())
+    assert 0 < leaning
+    assert seen[:2] == [(faces.MODEL, len(candidates)), (faces.SECOND_OPINION, leaning)]

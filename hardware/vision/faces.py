@@ -119,8 +119,14 @@ def settle(p: np.ndarray, q: np.ndarray, sure: float = SECOND_LOOK) -> np.ndarra
 
 
 def _probabilities(blob: np.ndarray, sure: float) -> np.ndarray:
+    """Both face models' reading of each crop, settled; the second model reads only the
+    crops settle may take its reading for (the first unsure, but leaning)."""
     p = networks.softmax(networks.run(MODEL, blob).astype(np.float64))
-    return settle(p, networks.softmax(networks.run(SECOND_OPINION, blob).astype(np.float64)), sure)
+    doubted = np.flatnonzero((p.max(1) < sure) & (p.max(1) >= LEANING))
+    if doubted.size:
+        q = networks.softmax(networks.run(SECOND_OPINION, blob[doubted]).astype(np.float64))
+        p[doubted] = settle(p[doubted], q, sure)
+    return p
 
 
 def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],
