@@ -55,8 +55,8 @@ def _middle(frame: np.ndarray, die: Candidate) -> tuple[np.ndarray, np.ndarray]:
 def colour_score(frame: np.ndarray, die: Candidate) -> float | None:
     """Where the die's middle lies from blue (below 0) to red (above): the median
     (red - blue) / (red + blue) of its pixels with colour enough (red and blue at least
-    halfway from DARK_FROM to DARK_FULL apart); None when under VOTING of them have
-    (grey, glare, shadow: no colour to set against the others')."""
+    halfway from DARK_FROM to DARK_FULL apart); None when they are under a VOTING share of
+    its pixels (grey, glare, shadow: no colour to set against the others')."""
     d, weight = _middle(frame, die)
     voting = d[weight >= 0.5]
     return float(np.median(voting)) if voting.size and voting.size >= VOTING * d.size else None
