@@ -9,12 +9,11 @@ A dark pixel's ratio is mostly noise (red 32 against blue 27 is "clearly" red by
 so a pixel's vote also needs red and blue DARK_FROM grey levels apart, whole from
 DARK_FULL: a near-black face or a dark blotch on the cloth is then unsure, not read.
 
-The camera's white balance is trusted (the Pi camera's is locked after warm-up). An
-earlier version divided by the table's colour as a light estimate; on the rendered
-scenes that made muted blues on green felt unsure (65 of 300 dice below 0.8 confidence,
-against 6 of 300 without it), so it was dropped. What a cast does is read from the throw
-instead (throw_colours): the dice of one throw lie under one light, so a cast moves all of
-their colours one way, and a throw of both colours still splits into two groups.
+The camera's white balance is trusted (the Pi camera's is locked after warm-up); the
+light is not estimated from the table's colour (docs/vision.md says why). What a cast does
+is read from the throw instead (throw_colours): the dice of one throw lie under one light,
+so a cast moves all of their colours one way, and a throw of both colours still splits
+into two groups.
 """
 
 from __future__ import annotations
@@ -57,14 +56,20 @@ def colour_score(frame: np.ndarray, die: Candidate) -> float | None:
     (red - blue) / (red + blue) of its pixels with colour enough (red and blue at least
     halfway from DARK_FROM to DARK_FULL apart); None when they are under a VOTING share of
     its pixels (grey, glare, shadow: no colour to set against the others')."""
-    d, weight = _middle(frame, die)
+    return _score(*_middle(frame, die))
+
+
+def _score(d: np.ndarray, weight: np.ndarray) -> float | None:
     voting = d[weight >= 0.5]
     return float(np.median(voting)) if voting.size and voting.size >= VOTING * d.size else None
 
 
 def red_or_blue(frame: np.ndarray, die: Candidate) -> tuple[str, float]:
     """("red" | "blue", confidence 0..1) for one die; a small confidence means we cannot tell."""
-    d, weight = _middle(frame, die)
+    return _vote(*_middle(frame, die))
+
+
+def _vote(d: np.ndarray, weight: np.ndarray) -> tuple[str, float]:
     if d.size == 0:
         return "red", 0.0
     ramp = SURE - CLEAR
@@ -106,8 +111,9 @@ def throw_colours(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: 
     the nearer it lies to halfway; a die in the middle third between the groups, or read
     surely alone as the other colour, is unsure. When the others do not split (a throw of
     one colour, or two dice), the die is read alone."""
-    reads = [red_or_blue(frame, d) for d in dice]
-    scores = [colour_score(frame, d) for d in dice]
+    middles = [_middle(frame, d) for d in dice]
+    reads = [_vote(*m) for m in middles]
+    scores = [_score(*m) for m in middles]
     out = []
     for i, ((v, conf), s) in enumerate(zip(reads, scores)):
         others = [(t, r) for j, (t, r) in enumerate(zip(scores, reads)) if j != i and t is not None]

@@ -104,6 +104,13 @@ def _view(crop: np.ndarray, mirror: bool) -> np.ndarray:
     return crop[:, ::-1] if mirror else crop
 
 
+def _doubted(p: np.ndarray, sure: float) -> np.ndarray:
+    """Rows whose best class is under `sure` but at least LEANING: where settle may take
+    the second model's reading."""
+    best = p.max(1)
+    return (best < sure) & (best >= LEANING)
+
+
 def settle(p: np.ndarray, q: np.ndarray, sure: float = SECOND_LOOK) -> np.ndarray:
     """The face model's probabilities `p`, except for a crop it is unsure of (best class under
     `sure`, but at least LEANING) where the second opinion `q` names the same best class at
@@ -113,8 +120,7 @@ def settle(p: np.ndarray, q: np.ndarray, sure: float = SECOND_LOOK) -> np.ndarra
     faces on dice seen at an angle, board pieces), so it reads such dice surely where the
     first hesitates; alone it also misreads some surely. Taken only where the first leans
     the same way, a misreading needs both models to make it."""
-    rescue = ((p.max(1) < sure) & (p.max(1) >= LEANING) & (q.max(1) >= SECOND_SURE)
-              & (p.argmax(1) == q.argmax(1)))
+    rescue = _doubted(p, sure) & (q.max(1) >= SECOND_SURE) & (p.argmax(1) == q.argmax(1))
     return np.where(rescue[:, None], q, p)
 
 
@@ -122,7 +128,7 @@ def _probabilities(blob: np.ndarray, sure: float) -> np.ndarray:
     """Both face models' reading of each crop, settled; the second model reads only the
     crops settle may take its reading for (the first unsure, but leaning)."""
     p = networks.softmax(networks.run(MODEL, blob).astype(np.float64))
-    doubted = np.flatnonzero((p.max(1) < sure) & (p.max(1) >= LEANING))
+    doubted = np.flatnonzero(_doubted(p, sure))
     if doubted.size:
         q = networks.softmax(networks.run(SECOND_OPINION, blob[doubted]).astype(np.float64))
         p[doubted] = settle(p[doubted], q, sure)
