@@ -399,3 +399,80 @@ def test_chance_cubes_are_not_read_whole(monkeypatch):
     frame[150:250, 150:250] = (200, 60, 40)  # a blue cube, whole
     reading = read_dice(frame, "chance", expect=1)
     assert reading.values == () and "0 dice found, the game waits for 1" in reading.reason
+
+
+def _looks(monkeypatch, quick: dict, finest: dict):
+    """The reader's models stood in for, by look: `quick` is what the first look finds (the
+    pyramid short of the frame's own pixels), `finest` what a look at every level finds;
+    each maps a candidate to the face model's probabilities for it."""
+    from hardware.vision import reader
+
+    monkeypatch.setattr(reader, "find_candidates",
+                        lambda *args, finest=False, **kw: list(finest_found if finest else quick))
+    finest_found = finest
+    seen = {**quick, **finest}
+    monkeypatch.setattr(reader, "face_probabilities",
+                        lambda frame, cands, second_look: np.array([seen[c] for c in cands]).reshape(-1, 8))
+
+
+def test_a_harder_look_counts_its_dice_after_the_count_s_culls(monkeypatch):
+    """One die in play: the quick look finds nothing; looking at every level finds the die,
+    read surely, and a speck a sixth its size. Two found is no nearer one than none, but
+    dice of one throw are one size, so the speck goes and that look reads the count: it is
+    taken, and the reading is not held."""
+    from hardware.vision.detect import Candidate
+
+    die, speck = Candidate(200, 200, 72, 0.6), Candidate(330, 320, 12, 0.5)
+    _looks(monkeypatch, {}, {die: _p(three=0.97, none=0.03), speck: _p(one=0.7, none=0.3)})
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=1)
+    assert reading.values == (3,) and not reading.flagged, reading.reason
+
+
+def test_a_top_face_taken_for_a_die_without_pips_is_read_whole_on_a_pip_table(monkeypatch):
+    """A big die seen at an angle: the finder gives its top face, whose crop the face model
+    takes for a die without pips (its one pip beside a maker's logo). On a pip table that
+    is no die, so looking harder reads it whole, as a die whose top face alone was found."""
+    from hardware.vision import reader
+    from hardware.vision.detect import Candidate
+
+    top = Candidate(200, 200, 40, 0.7)
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [top])
+
+    def faces(frame, cands, second_look):
+        return np.array([_p(blank=0.45, one=0.3, none=0.25) if c.size == top.size else _p(one=0.95, none=0.05)
+                         for c in cands])
+
+    monkeypatch.setattr(reader, "face_probabilities", faces)
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=1)
+    assert reading.values == (1,) and not reading.flagged, reading.reason
+    assert reading.dice[0].box == (164, 164, 236, 236)
+
+
+def test_dice_read_surely_at_sizes_no_throw_has_cull_nothing(monkeypatch):
+    """Two dice in play: a sure four, and something five times its size also read surely
+    (the board it lies on, found whole at the coarsest level), and a speck. Dice of one
+    throw are one size, so one of the two sure ones is no die: nothing is culled as a
+    misfit and the count flags the read."""
+    from hardware.vision.detect import Candidate
+
+    _a_table_of(monkeypatch, {
+        Candidate(200, 200, 150, 0.7): _p(six=0.97, none=0.03),
+        Candidate(330, 320, 30, 0.8): _p(four=0.97, none=0.03),
+        Candidate(60, 350, 12, 0.5): _p(two=0.6, none=0.4),
+    })
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
+    assert reading.flagged and "3 dice found, the game waits for 2" in reading.reason, reading.reason
+
+
+@pytest.mark.parametrize("score, values, flagged", [(0.35, (), True), (0.45, (3,), False)])
+def test_a_die_left_by_the_culls_must_be_one_the_centre_model_is_sure_of(monkeypatch, score, values, flagged):
+    """One die in play and nothing found at the usual cut-offs; with the centre model's
+    cut-off lowered, a candidate read surely as a three, and a speck the culls take away.
+    A candidate found only under the lowered cut-off (a die's side face, a crop three times
+    a die) does not stand alone for the count; one over the usual cut-off does."""
+    from hardware.vision.detect import Candidate
+
+    die, speck = Candidate(200, 200, 60, score), Candidate(330, 320, 12, 0.32)
+    _looks(monkeypatch, {}, {die: _p(three=0.96, none=0.04), speck: _p(two=0.6, none=0.4)})
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=1)
+    assert reading.values == values and reading.flagged == flagged, reading.reason

@@ -116,9 +116,7 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     h, w = frame.shape[:2]
     x0, y0, x1, y1 = roi if roi is not None else (0, 0, w, h)
     for c, p in zip(cands, probs):
-        die = p_die(p)
-        if pips and float(p[OTHER_DIE]) >= float(p[1:7].max()):
-            die = min(die, DOUBT_DIE)
+        die = _table_die(p, pips)
         if c.score >= look.keep_score and _read_as_die(p, die, look.keep_die):
             kept.append(c)
             kept_p.append(p)
@@ -131,6 +129,13 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     return kept, np.array(kept_p).reshape(-1, 8), doubtful
 
 
+def _table_die(p: np.ndarray, pips: bool) -> float:
+    """P(die) as the table weighs it: on a table of pip dice, something the face model
+    takes for a die without pips (a board's printed disc, a token) is at most DOUBT_DIE."""
+    die = p_die(p)
+    return min(die, DOUBT_DIE) if pips and float(p[OTHER_DIE]) >= float(p[1:7].max()) else die
+
+
 def _read_as_die(p: np.ndarray, die: float, keep_die: float) -> bool:
     """Whether the face model takes a candidate for a die: P(die) (`die`, as the table weighs
     it) at least `keep_die`, and some one reading of a die likelier than "no die here" (a
@@ -140,12 +145,13 @@ def _read_as_die(p: np.ndarray, die: float, keep_die: float) -> bool:
 
 def _grown(frame, cands, read: dict, look: Look, second_look: float):
     """On a table of pip dice: each candidate the centre model is sure of (KEEP_SCORE) that
-    the face model does not take for a die (so the look would not keep it; dice it keeps
+    the face model does not take for a pip die (so the look would not keep it; dice it keeps
     keep their box and value) is replaced by one as big as the mean of `look.grown` times
     it, read as the mean of its reads at each of those sizes, when that reads a number of
     pips more surely."""
     sizes = look.grown
-    unsure = [c for c in cands if c.score >= KEEP_SCORE and not _read_as_die(read[c], p_die(read[c]), look.keep_die)]
+    unsure = [c for c in cands
+              if c.score >= KEEP_SCORE and not _read_as_die(read[c], _table_die(read[c], True), look.keep_die)]
     if not unsure:
         return cands
     views = [Candidate(c.cx, c.cy, c.size * k, c.score) for c in unsure for k in sizes]
@@ -210,12 +216,21 @@ def _only(keep: list[int], kept, probs, values, confidences):
     return [kept[i] for i in keep], probs[keep], [values[i] for i in keep], [confidences[i] for i in keep]
 
 
+def _one_size(kept, sure: list[int]) -> bool:
+    """Whether the surely read dice `sure` (indices into `kept`) are one throw's size, within
+    ONE_SIZE of each other; when not, one of them is no die (a board found whole, a crop
+    of a die's pip), and nothing should be culled on their word."""
+    sizes = [kept[i].size for i in sure]
+    return bool(sizes) and max(sizes) <= ONE_SIZE * min(sizes)
+
+
 def _without_misfits(kept, probs, values, confidences, expect: int, min_confidence: float):
     """Dice of one throw are one size. When more dice are found than are in play, those
     not surely read and more than ONE_SIZE times smaller or bigger than the surely read ones
-    (a speck of the table, a board's tile) go, if that leaves the count."""
+    (a speck of the table, a board's tile) go, if that leaves the count; not when the
+    surely read ones are not one size themselves (`_one_size`)."""
     sure = _surely_read(probs, confidences, min_confidence)
-    if not sure:
+    if not _one_size(kept, sure):
         return kept, probs, values, confidences
     size = float(np.median([kept[i].size for i in sure]))
     keep = [i for i in range(len(kept)) if i in sure or size / ONE_SIZE <= kept[i].size <= size * ONE_SIZE]
@@ -225,14 +240,32 @@ def _without_misfits(kept, probs, values, confidences, expect: int, min_confiden
 def _without_strays(kept, probs, values, confidences, expect: int, min_confidence: float):
     """When more dice are found than are in play and exactly that many are surely read,
     the rest (each less like a die than every one of those, and doubted: under PART_DIE)
-    are a speck of the table, a mark, a pip taken for a die: they go. Else all stay."""
+    are a speck of the table, a mark, a pip taken for a die: they go, when those are one
+    size (`_one_size`). Else all stay."""
     sure = _surely_read(probs, confidences, min_confidence)
-    if len(sure) != expect:
+    if len(sure) != expect or not _one_size(kept, sure):
         return kept, probs, values, confidences
     least = min((p_die(probs[i]) for i in sure), default=1.0)
     if any(p_die(probs[i]) >= min(PART_DIE, least) for i in range(len(kept)) if i not in sure):
         return kept, probs, values, confidences
     return _only(sure, kept, probs, values, confidences)
+
+
+def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
+    """A look's dice, read: (dice, face probabilities, values, confidences). When more are
+    found than the count, parts of a die, misfits and strays go (see each)."""
+    if expect is not None and len(kept) > expect:
+        kept, probs = _without_parts(kept, probs, expect)
+    values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
+    found = len(kept)
+    if expect is not None and len(kept) > expect:
+        kept, probs, values, confidences = _without_misfits(kept, probs, values, confidences, expect, min_confidence)
+    if expect is not None and len(kept) > expect:
+        kept, probs, values, confidences = _without_strays(kept, probs, values, confidences, expect, min_confidence)
+    if dice == "chance" and len(kept) < found:
+        # a chance cube's colour is read against the rest of its throw: without what went
+        values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
+    return kept, probs, values, confidences
 
 
 def _beside(c: Candidate, dice: Sequence[Candidate]) -> bool:
@@ -271,31 +304,30 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     first = FIRST_LOOK if expect is not None or die_px else HARDER[0]
     kept, probs, doubtful = find_dice(frame, roi, timings, min_confidence, die_px, first, pips,
                                       memo if die_px is None else None)
+    t0 = time.perf_counter()
+    kept, probs, values, confidences = _settled(frame, kept, probs, dice, profile, min_confidence, expect)
+    valued = time.perf_counter() - t0
     if expect is not None and len(kept) != expect:
-        # the first look to find the count is taken; when none does, the one nearest it, so
-        # the host has the most to fix from
+        # the first look to find the count (after the count's culls: parts, misfits,
+        # strays) is taken; when none does, the one nearest it, so the host has the most
+        # to fix from
         for look in HARDER:
             if look.grown and (len(kept) > expect or not pips):
                 # it finds no die that was missed; and a chance or spike die's value is
                 # read from its box, which must then be the die's own, not grown
                 break
-            again = find_dice(frame, roi, timings, min_confidence, None, look, pips, memo)
-            if abs(len(again[0]) - expect) < abs(len(kept) - expect):
-                kept, probs, doubtful = again
+            again, again_p, again_doubtful = find_dice(frame, roi, timings, min_confidence, None, look, pips, memo)
+            t0 = time.perf_counter()
+            other = _settled(frame, again, again_p, dice, profile, min_confidence, expect)
+            valued += time.perf_counter() - t0
+            if len(other[0]) < len(again) and min((c.score for c in other[0]), default=1.0) < KEEP_SCORE:
+                # what the culls leave must be dice the centre model is sure of: one found only
+                # under a lowered cut-off is too weak to stand alone for the count
+                continue
+            if abs(len(other[0]) - expect) < abs(len(kept) - expect):
+                (kept, probs, values, confidences), doubtful = other, again_doubtful
             if len(kept) == expect:
                 break
-        if len(kept) > expect:
-            kept, probs = _without_parts(kept, probs, expect)
-    t0 = time.perf_counter()
-    values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
-    found = len(kept)
-    if expect is not None and len(kept) > expect:
-        kept, probs, values, confidences = _without_misfits(kept, probs, values, confidences, expect, min_confidence)
-    if expect is not None and len(kept) > expect:
-        kept, probs, values, confidences = _without_strays(kept, probs, values, confidences, expect, min_confidence)
-    if dice == "chance" and len(kept) < found:
-        # a chance cube's colour is read against the rest of its throw: without what went
-        values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
     t1 = time.perf_counter()
     order = sorted(range(len(kept)), key=lambda i: (kept[i].cx, kept[i].cy))
     readings = tuple(DieReading(values[i], kept[i].box(frame.shape), confidences[i]) for i in order)
@@ -315,7 +347,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         reason = (f"{len(kept)} {'die' if len(kept) == 1 else 'dice'} found, the game waits for {expect}: "
                   "please check" + (f" ({reason})" if reason else ""))
     if timings is not None:
-        timings["value"] = timings.get("value", 0.0) + (t1 - t0) * 1000
+        timings["value"] = timings.get("value", 0.0) + valued * 1000
         timings["checks"] = timings.get("checks", 0.0) + (time.perf_counter() - t1) * 1000
     return Reading(readings, flagged=reason is not None, reason=reason,
                    doubtful=tuple(c.box(frame.shape) for c in doubtful))
