@@ -241,10 +241,10 @@ def test_the_service_reader_names_the_dice_it_doubts():
 
 def test_dice_closer_than_dice_can_lie_flag_the_read_even_when_one_is_small():
     from hardware.vision.detect import Candidate
-    from hardware.vision.reader import _doubt
+    from hardware.vision import doubt as doubts
 
     def doubt(*dice):
-        return _doubt(list(dice), [3] * len(dice), [0.95] * len(dice), [], 0.8) or ""
+        return doubts.doubt(list(dice), [3] * len(dice), [0.95] * len(dice), [], 0.8) or ""
 
     big = Candidate(345, 331, 49, 0.9)
     # a pip of an over-exposed white die, found as a small die of its own (matteop train_two_38, brightened)
@@ -476,3 +476,45 @@ def test_a_die_left_by_the_culls_must_be_one_the_centre_model_is_sure_of(monkeyp
     _looks(monkeypatch, {}, {die: _p(three=0.96, none=0.04), speck: _p(two=0.6, none=0.4)})
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=1)
     assert reading.values == values and reading.flagged == flagged, reading.reason
+
+
+@pytest.mark.parametrize("again, flagged", [(_p(five=0.96, none=0.04), False), (_p(five=0.5, two=0.46, none=0.04), True)])
+def test_a_die_boxed_at_another_size_than_the_throw_is_read_again_at_its_size(monkeypatch, again, flagged):
+    """Two dice in play: a sure three of 40 px, and a five boxed at 80 px with its shadow,
+    read unsurely. Dice of one throw are one size: it is read again at 40 px in the same
+    place, and that reading stands when it is surer; else the first."""
+    from hardware.vision import reader
+    from hardware.vision.detect import Candidate
+
+    three, five = Candidate(100, 200, 40, 0.9), Candidate(300, 200, 80, 0.7)
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [three, five])
+
+    def faces(frame, cands, second_look):
+        return np.array([_p(three=0.98, none=0.02) if c.cx == three.cx else
+                         _p(five=0.6, two=0.3, none=0.1) if c.size == five.size else again for c in cands])
+
+    monkeypatch.setattr(reader, "face_probabilities", faces)
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
+    assert reading.values == (3, 5) and reading.flagged == flagged, reading.reason
+    assert reading.dice[1].box == ((280, 180, 320, 220) if not flagged else (260, 160, 340, 240))
+
+
+def test_a_chance_cube_boxed_with_its_neighbour_is_read_at_the_throw_s_size(monkeypatch):
+    """Three chance cubes in play: two reds read surely, and a blue one whose box is twice a
+    die and lies half over the red cube touching it, so its middle is half red and half
+    blue. Read again at the throw's size, its middle is the blue face."""
+    from hardware.vision import reader
+    from hardware.vision.detect import Candidate
+
+    frame = np.full((400, 400, 3), 90, np.uint8)
+    for x, y, bgr in ((100, 100, (40, 40, 200)), (300, 200, (200, 60, 40)), (340, 200, (40, 40, 200))):
+        frame[y - 20:y + 20, x - 20:x + 20] = bgr
+    red, wide = Candidate(100, 100, 40, 0.9), Candidate(315, 200, 80, 0.7)
+    red_too = Candidate(100, 300, 40, 0.9)
+    frame[280:320, 80:120] = (40, 40, 200)
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [red, red_too, wide])
+    monkeypatch.setattr(reader, "face_probabilities",
+                        lambda frame, cands, second_look: np.array([_p(blank=0.97, none=0.03) for _ in cands]))
+    reading = read_dice(frame, "chance", expect=3)
+    assert reading.values == ("red", "red", "blue") and not reading.flagged, reading.reason
+    assert reading.dice[2].box == (295, 180, 335, 220)

@@ -14,6 +14,7 @@ import numpy as np
 
 from hardware.vision import chance, spike
 from hardware.vision.detect import Candidate, find_candidates, inside
+from hardware.vision.doubt import doubt
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
 from hardware.vision.ready import EmptyTable
@@ -29,13 +30,10 @@ DOUBT_DIE = 0.25
 # shadow.
 PART_NEAR = 1.2
 PART_DIE = 0.8
-MAX_DICE = 40
 SURE_DIE = 0.85  # P(die) and the best class both this high: the face model is sure it sees a die
-# Dice smaller than this many pixels of the frame itself are too few pixels to read pips
-# from, and often missed when they touch: the reading is flagged (bring the camera lower).
-MIN_DIE_PX = 10.0
 PIP_BLANK = 0.5  # see pip_value
 ONE_SIZE = 2.0  # dice of one throw are within this factor of each other's size (see _without_misfits)
+ODD_SIZE = 1.3  # a die read unsurely this far from the sure dice's size is read again at theirs (_at_throw_size)
 MIN_FRAME_SIDE = 16  # pixels; a smaller picture cannot show a die
 
 
@@ -50,22 +48,6 @@ def check_frame(frame: object) -> np.ndarray:
     if frame.dtype != np.uint8:
         frame = np.clip(frame, 0, 255).astype(np.uint8)
     return frame
-
-
-def _where(c: Candidate) -> str:
-    return f"({int(c.cx)},{int(c.cy)})"
-
-
-def _overlapping(dice: Sequence[Candidate]) -> tuple[Candidate, Candidate] | None:
-    """Two dice closer than dice can lie side by side: stacked, cocked, or one found twice.
-    Also a die whose centre lies well inside a larger one's top face: on an over-exposed
-    picture one of a white die's pips can be taken for a small die of its own."""
-    for i, a in enumerate(dice):
-        for b in dice[i + 1:]:
-            apart = np.hypot(a.cx - b.cx, a.cy - b.cy)
-            if apart < 0.55 * min(a.size, b.size) or apart < 0.5 * max(a.size, b.size):
-                return a, b
-    return None
 
 
 @dataclass(frozen=True)
@@ -268,6 +250,36 @@ def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     return kept, probs, values, confidences
 
 
+def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_confidence):
+    """Dice of one throw are one size. A die read unsurely whose box is more than
+    ODD_SIZE times bigger or smaller than the surely read dice's (themselves one size) was
+    boxed with its shadow or a neighbour, or by its top face alone: it is read again at
+    their size, in the same place, and that reading is taken when it is surer (every
+    kind's confidence counts the doubt that it is a die at all). A chance throw's colours
+    are then read again together."""
+    sure = _surely_read(probs, confidences, min_confidence)
+    if not _one_size(kept, sure):
+        return kept, probs, values, confidences
+    size = float(np.median([kept[i].size for i in sure]))
+    odd = [i for i in range(len(kept)) if confidences[i] < min_confidence
+           and not size / ODD_SIZE <= kept[i].size <= size * ODD_SIZE]
+    if not odd:
+        return kept, probs, values, confidences
+    again = [Candidate(kept[i].cx, kept[i].cy, size, kept[i].score) for i in odd]
+    trial, trial_p = list(kept), probs.copy()
+    for i, c, p in zip(odd, again, face_probabilities(frame, again, min_confidence)):
+        trial[i], trial_p[i] = c, p
+    _, trial_conf = _values(frame, trial, trial_p, dice, profile, min_confidence)
+    took = [i for i in odd if trial_conf[i] > confidences[i]]
+    if not took:
+        return kept, probs, values, confidences
+    kept, probs = list(kept), probs.copy()
+    for i in took:
+        kept[i], probs[i] = trial[i], trial_p[i]
+    values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
+    return kept, probs, values, confidences
+
+
 def _beside(c: Candidate, dice: Sequence[Candidate]) -> bool:
     """Whether c lies within PART_NEAR die sizes of one of the dice."""
     return any(np.hypot(c.cx - d.cx, c.cy - d.cy) < PART_NEAR * d.size for d in dice)
@@ -328,6 +340,11 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 (kept, probs, values, confidences), doubtful = other, again_doubtful
             if len(kept) == expect:
                 break
+    if expect is not None and len(kept) == expect:
+        t0 = time.perf_counter()
+        kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
+                                                          min_confidence)
+        valued += time.perf_counter() - t0
     t1 = time.perf_counter()
     order = sorted(range(len(kept)), key=lambda i: (kept[i].cx, kept[i].cy))
     readings = tuple(DieReading(values[i], kept[i].box(frame.shape), confidences[i]) for i in order)
@@ -342,7 +359,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         doubtful = [c for c, die in doubtful if die >= least]
     else:
         doubtful = [c for c, _ in doubtful]
-    reason = _doubt(kept, values, confidences, doubtful, min_confidence, untaught, occluded)
+    reason = doubt(kept, values, confidences, doubtful, min_confidence, untaught, occluded)
     if expect is not None and len(kept) != expect:
         reason = (f"{len(kept)} {'die' if len(kept) == 1 else 'dice'} found, the game waits for {expect}: "
                   "please check" + (f" ({reason})" if reason else ""))
@@ -387,43 +404,6 @@ def _values(frame, kept, probs, dice, profile, min_confidence):
             values.append(v)
             confidences.append(conf * die)
     return values, confidences
-
-
-def _doubt(kept, values, confidences, doubtful, min_confidence, untaught=(), occluded=False) -> str | None:
-    """The first reason not to trust this reading, in words a player can act on."""
-    if not kept and doubtful:
-        return f"something at {_where(doubtful[0])} may be a die I cannot read: please check"
-    if not kept:
-        return "no dice found: is the cup still over them, or the table out of view?"
-    if occluded:
-        return ("something big is over the table (a hand, the cup?), so dice under it may be missed: clear "
-                "the view and read again; if the table is clear, the camera or the way the light falls has "
-                "changed since the empty-table photo: take it again (host panel, Camera set-up, or "
-                "companion calibrate --empty-table)")
-    if untaught:
-        # A die showing a face the profile never saw is read as the nearest taught face,
-        # often surely, so a partial profile never gives a clean read.
-        listed = ", ".join(map(str, untaught))
-        if len(untaught) == 1:
-            return (f"the spike profile has not been taught face {listed} yet, so a die showing it "
-                    f"would be misread: teach it (companion teach spike --face {listed})")
-        return (f"the spike profile has not been taught faces {listed} yet, so a die showing one "
-                f"would be misread: teach them (companion teach spike --face {untaught[0]})")
-    if len(kept) > MAX_DICE:
-        return f"{len(kept)} dice is more than a table uses: something else looks like dice"
-    if np.median([c.size for c in kept]) < MIN_DIE_PX:
-        return ("the dice look very small, so some may be missed: bring the camera lower "
-                "or set the table region (companion calibrate)")
-    pair = _overlapping(kept)
-    if pair:
-        return f"dice at {_where(pair[0])} and {_where(pair[1])} overlap: stacked or cocked? please check"
-    for c, v, conf in sorted(zip(kept, values, confidences), key=lambda t: t[2]):
-        if conf < min_confidence:
-            return f"die at {_where(c)} is unclear (maybe {v}): please check it"
-        break
-    if doubtful:
-        return f"something at {_where(doubtful[0])} may be a die I cannot read: please check"
-    return None
 
 
 def spike_lesson(frame: np.ndarray, roi=None) -> tuple[list[np.ndarray], list[tuple[int, int, int, int]]]:
