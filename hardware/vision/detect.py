@@ -5,7 +5,7 @@ pixels, a half and a quarter of that (and, when the reader must look harder, at 
 pixels), each level standardised per channel with the working view's statistics (so table
 colour and exposure matter less). The model marks die centres at stride 4; each level keeps
 the dice of the sizes it sees well. Whether each candidate is really a die is settled later
-by the face model and the scene checks in reader.py.
+by the face model and the scene checks in reader.py, throw.py and doubt.py.
 """
 
 from __future__ import annotations

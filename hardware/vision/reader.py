@@ -19,20 +19,15 @@ from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probab
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
+from hardware.vision.throw import (PART_DIE, beside, one_size, p_die, sure_die, surely_read, without_misfits,
+                                   without_parts, without_strays)
 
 DICE_KINDS = ("pips", "chance", "spike")
 KEEP_SCORE = 0.40  # centre-model peak needed to count a die
 KEEP_DIE = 0.5  # face-model belief that a die is centred there
 DOUBT_SCORE = 0.30  # below KEEP but above these: something die-like we cannot confirm
 DOUBT_DIE = 0.25
-# A doubtful candidate beside a die that was read, which the face model does not believe to
-# be a die (under PART_DIE), is part of that die: its front face on a tilted camera, its
-# shadow.
-PART_NEAR = 1.2
-PART_DIE = 0.8
-SURE_DIE = 0.85  # P(die) and the best class both this high: the face model is sure it sees a die
 PIP_BLANK = 0.5  # see pip_value
-ONE_SIZE = 2.0  # dice of one throw are within this factor of each other's size (see _without_misfits)
 ODD_SIZE = 1.3  # a die read unsurely this far from the sure dice's size is read again at theirs (_at_throw_size)
 MIN_FRAME_SIDE = 16  # pixels; a smaller picture cannot show a die
 
@@ -64,8 +59,8 @@ FIRST_LOOK = Look()
 # When the dice found are not the count the game waits for: every level, then lower
 # cut-offs, then (pip dice, too few found) unsure candidates also read whole at GROWN
 # times their size (a die seen at an angle whose top face alone was found); the first look
-# whose count is right is taken (and still flagged if unsure), else the nearest. Without a
-# count, the first of these is the only look.
+# whose count, once the count's culls are made, is right is taken (and still flagged if
+# unsure), else the nearest. Without a count, the first of these is the only look.
 GROWN = (1.6, 2.0)
 HARDER = (Look(finest=True), Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35),
           Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35, grown=GROWN))
@@ -87,7 +82,7 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     new = [c for c in cands if c not in read]
     read.update(zip(new, face_probabilities(frame, new, second_look)))
     if look.grown:
-        cands = _grown(frame, cands, read, look, second_look)
+        cands = _grown(frame, cands, read, look, second_look, pips)
     cands = _unnested(cands, read, look.keep_die)
     probs = [read[c] for c in cands]
     t2 = time.perf_counter()
@@ -107,7 +102,7 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
             r = c.size / 2
             if c.cx - r > x0 and c.cy - r > y0 and c.cx + r < x1 and c.cy + r < y1:
                 doubtful.append((c, die))
-    doubtful = [(c, die) for c, die in doubtful if die >= PART_DIE or not _beside(c, kept)]
+    doubtful = [(c, die) for c, die in doubtful if die >= PART_DIE or not beside(c, kept)]
     return kept, np.array(kept_p).reshape(-1, 8), doubtful
 
 
@@ -125,7 +120,7 @@ def _read_as_die(p: np.ndarray, die: float, keep_die: float) -> bool:
     return die >= keep_die and float(p[1:].max()) > float(p[NOT_A_DIE])
 
 
-def _grown(frame, cands, read: dict, look: Look, second_look: float):
+def _grown(frame, cands, read: dict, look: Look, second_look: float, pips: bool = True):
     """On a table of pip dice: each candidate the centre model is sure of (KEEP_SCORE) that
     the face model does not take for a pip die (so the look would not keep it; dice it keeps
     keep their box and value) is replaced by one as big as the mean of `look.grown` times
@@ -133,7 +128,7 @@ def _grown(frame, cands, read: dict, look: Look, second_look: float):
     pips more surely."""
     sizes = look.grown
     unsure = [c for c in cands
-              if c.score >= KEEP_SCORE and not _read_as_die(read[c], _table_die(read[c], True), look.keep_die)]
+              if c.score >= KEEP_SCORE and not _read_as_die(read[c], _table_die(read[c], pips), look.keep_die)]
     if not unsure:
         return cands
     views = [Candidate(c.cx, c.cy, c.size * k, c.score) for c in unsure for k in sizes]
@@ -145,15 +140,6 @@ def _grown(frame, cands, read: dict, look: Look, second_look: float):
             read[g] = q
             out[out.index(c)] = g
     return out
-
-
-def p_die(p: np.ndarray) -> float:
-    """The face model's belief that a die is centred there: all but "no die here"."""
-    return 1.0 - float(p[NOT_A_DIE])
-
-
-def _sure_die(p: np.ndarray) -> bool:
-    return p_die(p) >= SURE_DIE and float(p.max()) >= SURE_DIE
 
 
 def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candidate]:
@@ -168,121 +154,78 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
         held = [c for c in cands if c not in dropped and c is not big and inside(c, big)]
         if not held:
             continue
-        if sum(_sure_die(read[c]) for c in held) >= 2 or p_die(read[big]) < keep_die:
+        if sum(sure_die(read[c]) for c in held) >= 2 or p_die(read[big]) < keep_die:
             dropped.add(big)
         else:
             dropped.update(held)
     return [c for c in cands if c not in dropped]
 
 
-def _without_parts(kept: list[Candidate], probs: np.ndarray, expect: int) -> tuple[list[Candidate], np.ndarray]:
-    """When more dice are found than are in play: those the face model doubts (under
-    PART_DIE) lying beside another die are taken for parts of it (a tilted die's front
-    face, its shadow), weakest first, if that leaves exactly the count; else nothing goes."""
-    die = [p_die(p) for p in probs]
-    parts = sorted((i for i, c in enumerate(kept)
-                    if die[i] < PART_DIE and _beside(c, [d for d in kept if d is not c])), key=lambda i: die[i])
-    if len(kept) - len(parts) > expect:
-        return kept, probs
-    gone = set(parts[:len(kept) - expect])
-    keep = [i for i in range(len(kept)) if i not in gone]
-    return [kept[i] for i in keep], probs[keep]
-
-
-def _surely_read(probs, confidences, min_confidence: float) -> list[int]:
-    """Which dice are sure dice, read surely."""
-    return [i for i in range(len(probs)) if _sure_die(probs[i]) and confidences[i] >= min_confidence]
-
-
-def _only(keep: list[int], kept, probs, values, confidences):
-    return [kept[i] for i in keep], probs[keep], [values[i] for i in keep], [confidences[i] for i in keep]
-
-
-def _one_size(kept, sure: list[int]) -> bool:
-    """Whether the surely read dice `sure` (indices into `kept`) are one throw's size, within
-    ONE_SIZE of each other; when not, one of them is no die (a board found whole, a crop
-    of a die's pip), and nothing should be culled on their word."""
-    sizes = [kept[i].size for i in sure]
-    return bool(sizes) and max(sizes) <= ONE_SIZE * min(sizes)
-
-
-def _without_misfits(kept, probs, values, confidences, expect: int, min_confidence: float):
-    """Dice of one throw are one size. When more dice are found than are in play, those
-    not surely read and more than ONE_SIZE times smaller or bigger than the surely read ones
-    (a speck of the table, a board's tile) go, if that leaves the count; not when the
-    surely read ones are not one size themselves (`_one_size`)."""
-    sure = _surely_read(probs, confidences, min_confidence)
-    if not _one_size(kept, sure):
-        return kept, probs, values, confidences
-    size = float(np.median([kept[i].size for i in sure]))
-    keep = [i for i in range(len(kept)) if i in sure or size / ONE_SIZE <= kept[i].size <= size * ONE_SIZE]
-    return _only(keep, kept, probs, values, confidences) if len(keep) == expect else (kept, probs, values, confidences)
-
-
-def _without_strays(kept, probs, values, confidences, expect: int, min_confidence: float):
-    """When more dice are found than are in play and exactly that many are surely read,
-    the rest (each less like a die than every one of those, and doubted: under PART_DIE)
-    are a speck of the table, a mark, a pip taken for a die: they go, when those are one
-    size (`_one_size`). Else all stay."""
-    sure = _surely_read(probs, confidences, min_confidence)
-    if len(sure) != expect or not _one_size(kept, sure):
-        return kept, probs, values, confidences
-    least = min((p_die(probs[i]) for i in sure), default=1.0)
-    if any(p_die(probs[i]) >= min(PART_DIE, least) for i in range(len(kept)) if i not in sure):
-        return kept, probs, values, confidences
-    return _only(sure, kept, probs, values, confidences)
-
-
 def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
-    """A look's dice, read: (dice, face probabilities, values, confidences). When more are
-    found than the count, parts of a die, misfits and strays go (see each)."""
-    if expect is not None and len(kept) > expect:
-        kept, probs = _without_parts(kept, probs, expect)
+    """A look's dice after the count's culls: (dice, face probabilities, values,
+    confidences). When more are found than the count, parts of a die, misfits and strays
+    go (see each); the values are read only when the culls need them, else they are None
+    (read once, for the look that is taken: a spike die's match is not cheap)."""
+    if expect is None or len(kept) <= expect:
+        return kept, probs, None, None
+    kept, probs = without_parts(kept, probs, expect)
+    if len(kept) <= expect:
+        return kept, probs, None, None
     values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
     found = len(kept)
-    if expect is not None and len(kept) > expect:
-        kept, probs, values, confidences = _without_misfits(kept, probs, values, confidences, expect, min_confidence)
-    if expect is not None and len(kept) > expect:
-        kept, probs, values, confidences = _without_strays(kept, probs, values, confidences, expect, min_confidence)
+    kept, probs, values, confidences = without_misfits(kept, probs, values, confidences, expect, min_confidence)
+    if len(kept) > expect:
+        kept, probs, values, confidences = without_strays(kept, probs, values, confidences, expect, min_confidence)
     if dice == "chance" and len(kept) < found:
         # a chance cube's colour is read against the rest of its throw: without what went
         values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
     return kept, probs, values, confidences
 
 
-def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_confidence):
+def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_confidence, timings=None):
     """Dice of one throw are one size. A die read unsurely whose box is more than
     ODD_SIZE times bigger or smaller than the surely read dice's (themselves one size) was
     boxed with its shadow or a neighbour, or by its top face alone: it is read again at
     their size, in the same place, and that reading is taken when it is surer (every
-    kind's confidence counts the doubt that it is a die at all). A chance throw's colours
-    are then read again together."""
-    sure = _surely_read(probs, confidences, min_confidence)
-    if not _one_size(kept, sure):
+    kind's confidence counts the doubt that it is a die at all). A candidate found only
+    under a lowered centre cut-off (under KEEP_SCORE) is read again only where a box of
+    the throw's size around it takes in no other die (`_apart`): a speck beside a die would
+    show that die. A chance throw's colours are read again together, and kept only when
+    every die read again is still surer."""
+    sure = surely_read(probs, confidences, min_confidence)
+    if not one_size(kept, sure):
         return kept, probs, values, confidences
     size = float(np.median([kept[i].size for i in sure]))
     odd = [i for i in range(len(kept)) if confidences[i] < min_confidence
-           and not size / ODD_SIZE <= kept[i].size <= size * ODD_SIZE]
+           and not size / ODD_SIZE <= kept[i].size <= size * ODD_SIZE
+           and (kept[i].score >= KEEP_SCORE or _apart(kept[i], [d for d in kept if d is not kept[i]], size))]
     if not odd:
         return kept, probs, values, confidences
     again = [Candidate(kept[i].cx, kept[i].cy, size, kept[i].score) for i in odd]
+    t0 = time.perf_counter()
+    read = face_probabilities(frame, again, min_confidence)
+    if timings is not None:
+        timings["faces"] = timings.get("faces", 0.0) + (time.perf_counter() - t0) * 1000
     trial, trial_p = list(kept), probs.copy()
-    for i, c, p in zip(odd, again, face_probabilities(frame, again, min_confidence)):
+    for i, c, p in zip(odd, again, read):
         trial[i], trial_p[i] = c, p
     _, trial_conf = _values(frame, trial, trial_p, dice, profile, min_confidence)
     took = [i for i in odd if trial_conf[i] > confidences[i]]
     if not took:
         return kept, probs, values, confidences
-    kept, probs = list(kept), probs.copy()
+    new, new_p = list(kept), probs.copy()
     for i in took:
-        kept[i], probs[i] = trial[i], trial_p[i]
-    values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
-    return kept, probs, values, confidences
+        new[i], new_p[i] = trial[i], trial_p[i]
+    new_values, new_conf = _values(frame, new, new_p, dice, profile, min_confidence)
+    if any(new_conf[i] <= confidences[i] for i in took):
+        return kept, probs, values, confidences
+    return new, new_p, new_values, new_conf
 
 
-def _beside(c: Candidate, dice: Sequence[Candidate]) -> bool:
-    """Whether c lies within PART_NEAR die sizes of one of the dice."""
-    return any(np.hypot(c.cx - d.cx, c.cy - d.cy) < PART_NEAR * d.size for d in dice)
+def _apart(c: Candidate, dice: Sequence[Candidate], size: float) -> bool:
+    """Whether a box `size` wide centred on c stays clear of the dice's centres (a die's
+    size from each): read at that size, c shows no other die."""
+    return all(np.hypot(c.cx - d.cx, c.cy - d.cy) >= size for d in dice)
 
 
 def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfile | None = None,
@@ -295,8 +238,10 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     pyramid short of the frame's own pixels); when it finds another number, the reader
     looks again harder (every level, then lower cut-offs, then on a pip table short of the
     count, candidates read whole at GROWN times their size) and takes the first look that
-    finds that many; when none does, the reading is flagged with both counts. Without
-    `expect`, the first look is at every level.
+    finds that many once the count's culls are made (`_settled`); when none does, the
+    reading is flagged with both counts. With the count found, a die boxed at another
+    size than the sure ones is read again at theirs (`_at_throw_size`). Without `expect`,
+    the first look is at every level.
     `die_px`: a die's size in frame pixels, when calibration knows it: the finder then
     looks at that scale alone (a first look that misses the count still searches them all).
     With the calibrated `empty_table`, a read where one thing unlike the table covers more
@@ -340,11 +285,17 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 (kept, probs, values, confidences), doubtful = other, again_doubtful
             if len(kept) == expect:
                 break
+    t0 = time.perf_counter()
+    if values is None:
+        values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
+    valued += time.perf_counter() - t0
     if expect is not None and len(kept) == expect:
+        faces_before = timings.get("faces", 0.0) if timings is not None else 0.0
         t0 = time.perf_counter()
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
-                                                          min_confidence)
-        valued += time.perf_counter() - t0
+                                                          min_confidence, timings)
+        faces_took = (timings.get("faces", 0.0) - faces_before) / 1000 if timings is not None else 0.0
+        valued += time.perf_counter() - t0 - faces_took
     t1 = time.perf_counter()
     order = sorted(range(len(kept)), key=lambda i: (kept[i].cx, kept[i].cy))
     readings = tuple(DieReading(values[i], kept[i].box(frame.shape), confidences[i]) for i in order)

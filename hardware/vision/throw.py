@@ -1,0 +1,92 @@
+"""One throw's dice, as the count in play weighs them: when more are found than the game
+waits for, what goes (a die's own front face or shadow, a misfit of another size, a
+stray the face model doubts), and only on the word of dice read surely and of one size."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from hardware.vision.detect import Candidate
+from hardware.vision.faces import NOT_A_DIE
+
+# A doubtful candidate beside a die that was read, which the face model does not believe to
+# be a die (under PART_DIE), is part of that die: its front face on a tilted camera, its
+# shadow.
+PART_NEAR = 1.2
+PART_DIE = 0.8
+SURE_DIE = 0.85  # P(die) and the best class both this high: the face model is sure it sees a die
+ONE_SIZE = 2.0  # dice of one throw are within this factor of each other's size (see without_misfits)
+
+
+def p_die(p: np.ndarray) -> float:
+    """The face model's belief that a die is centred there: all but "no die here"."""
+    return 1.0 - float(p[NOT_A_DIE])
+
+
+def sure_die(p: np.ndarray) -> bool:
+    return p_die(p) >= SURE_DIE and float(p.max()) >= SURE_DIE
+
+
+def without_parts(kept: list[Candidate], probs: np.ndarray, expect: int) -> tuple[list[Candidate], np.ndarray]:
+    """When more dice are found than are in play: those the face model doubts (under
+    PART_DIE) lying beside another die are taken for parts of it (a tilted die's front
+    face, its shadow), weakest first, if that leaves exactly the count; else nothing goes."""
+    die = [p_die(p) for p in probs]
+    parts = sorted((i for i, c in enumerate(kept)
+                    if die[i] < PART_DIE and beside(c, [d for d in kept if d is not c])), key=lambda i: die[i])
+    if len(kept) - len(parts) > expect:
+        return kept, probs
+    gone = set(parts[:len(kept) - expect])
+    keep = [i for i in range(len(kept)) if i not in gone]
+    return [kept[i] for i in keep], probs[keep]
+
+
+def surely_read(probs, confidences, min_confidence: float) -> list[int]:
+    """Which dice are sure dice, read surely."""
+    return [i for i in range(len(probs)) if sure_die(probs[i]) and confidences[i] >= min_confidence]
+
+
+def _only(keep: list[int], kept, probs, values, confidences):
+    return [kept[i] for i in keep], probs[keep], [values[i] for i in keep], [confidences[i] for i in keep]
+
+
+def one_size(kept, sure: list[int]) -> bool:
+    """Whether the surely read dice `sure` (indices into `kept`) are one throw's size, within
+    ONE_SIZE of each other; when not, one of them is no die (a board found whole, a crop
+    of a die's pip), and nothing should be culled on their word."""
+    sizes = [kept[i].size for i in sure]
+    return bool(sizes) and max(sizes) <= ONE_SIZE * min(sizes)
+
+
+def without_misfits(kept, probs, values, confidences, expect: int, min_confidence: float):
+    """Dice of one throw are one size. When more dice are found than are in play, those
+    not surely read and more than ONE_SIZE times smaller or bigger than the surely read ones
+    (a speck of the table, a board's tile) go, if that leaves the count; not when the
+    surely read ones are not one size themselves (`one_size`)."""
+    sure = surely_read(probs, confidences, min_confidence)
+    if not one_size(kept, sure):
+        return kept, probs, values, confidences
+    size = float(np.median([kept[i].size for i in sure]))
+    keep = [i for i in range(len(kept)) if i in sure or size / ONE_SIZE <= kept[i].size <= size * ONE_SIZE]
+    return _only(keep, kept, probs, values, confidences) if len(keep) == expect else (kept, probs, values, confidences)
+
+
+def without_strays(kept, probs, values, confidences, expect: int, min_confidence: float):
+    """When more dice are found than are in play and exactly that many are surely read,
+    the rest (each less like a die than every one of those, and doubted: under PART_DIE)
+    are a speck of the table, a mark, a pip taken for a die: they go, when those are one
+    size (`one_size`). Else all stay."""
+    sure = surely_read(probs, confidences, min_confidence)
+    if len(sure) != expect or not one_size(kept, sure):
+        return kept, probs, values, confidences
+    least = min(p_die(probs[i]) for i in sure)
+    if any(p_die(probs[i]) >= min(PART_DIE, least) for i in range(len(kept)) if i not in sure):
+        return kept, probs, values, confidences
+    return _only(sure, kept, probs, values, confidences)
+
+
+def beside(c: Candidate, dice: Sequence[Candidate]) -> bool:
+    """Whether c lies within PART_NEAR die sizes of one of the dice."""
+    return any(np.hypot(c.cx - d.cx, c.cy - d.cy) < PART_NEAR * d.size for d in dice)
