@@ -204,22 +204,31 @@ def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_c
     again = [Candidate(kept[i].cx, kept[i].cy, size, kept[i].score) for i in odd]
     t0 = time.perf_counter()
     read = face_probabilities(frame, again, min_confidence)
-    if timings is not None:
-        timings["faces"] = timings.get("faces", 0.0) + (time.perf_counter() - t0) * 1000
-    trial, trial_p = list(kept), probs.copy()
-    for i, c, p in zip(odd, again, read):
-        trial[i], trial_p[i] = c, p
-    _, trial_conf = _values(frame, trial, trial_p, dice, profile, min_confidence)
+    t0 = _timed(timings, "faces", t0)
+    by_die = {i: (c, p) for i, c, p in zip(odd, again, read)}
+
+    def read_again(which: list[int]):
+        trial, trial_p = list(kept), probs.copy()
+        for i in which:
+            trial[i], trial_p[i] = by_die[i]
+        return (trial, trial_p, *_values(frame, trial, trial_p, dice, profile, min_confidence))
+
+    trial, trial_p, trial_values, trial_conf = read_again(odd)
     took = [i for i in odd if trial_conf[i] > confidences[i]]
-    if not took:
+    if took and took != odd:  # some, not all, read again: the throw read with just those
+        trial, trial_p, trial_values, trial_conf = read_again(took)
+    _timed(timings, "value", t0)
+    if not took or any(trial_conf[i] <= confidences[i] for i in took):
         return kept, probs, values, confidences
-    new, new_p = list(kept), probs.copy()
-    for i in took:
-        new[i], new_p[i] = trial[i], trial_p[i]
-    new_values, new_conf = _values(frame, new, new_p, dice, profile, min_confidence)
-    if any(new_conf[i] <= confidences[i] for i in took):
-        return kept, probs, values, confidences
-    return new, new_p, new_values, new_conf
+    return trial, trial_p, trial_values, trial_conf
+
+
+def _timed(timings: dict | None, stage: str, since: float) -> float:
+    """Add the time since `since` to `stage` in `timings` (when given); now."""
+    now = time.perf_counter()
+    if timings is not None:
+        timings[stage] = timings.get(stage, 0.0) + (now - since) * 1000
+    return now
 
 
 def _apart(c: Candidate, dice: Sequence[Candidate], size: float) -> bool:
@@ -290,12 +299,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
     valued += time.perf_counter() - t0
     if expect is not None and len(kept) == expect:
-        faces_before = timings.get("faces", 0.0) if timings is not None else 0.0
-        t0 = time.perf_counter()
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
                                                           min_confidence, timings)
-        faces_took = (timings.get("faces", 0.0) - faces_before) / 1000 if timings is not None else 0.0
-        valued += time.perf_counter() - t0 - faces_took
     t1 = time.perf_counter()
     order = sorted(range(len(kept)), key=lambda i: (kept[i].cx, kept[i].cy))
     readings = tuple(DieReading(values[i], kept[i].box(frame.shape), confidences[i]) for i in order)
