@@ -77,7 +77,7 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     t0 = time.perf_counter()
     cands = find_candidates(frame, roi, min_score=DOUBT_SCORE, die_px=die_px, finest=look.finest,
                             levels=memo.setdefault("levels", {}))
-    t1 = time.perf_counter()
+    t0 = _timed(timings, "find", t0)
     read = memo.setdefault("faces", {})
     new = [c for c in cands if c not in read]
     read.update(zip(new, face_probabilities(frame, new, second_look)))
@@ -85,10 +85,7 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
         cands = _grown(frame, cands, read, look, second_look, pips)
     cands = _unnested(cands, read, look.keep_die)
     probs = [read[c] for c in cands]
-    t2 = time.perf_counter()
-    if timings is not None:
-        timings["find"] = timings.get("find", 0.0) + (t1 - t0) * 1000
-        timings["faces"] = timings.get("faces", 0.0) + (t2 - t1) * 1000
+    _timed(timings, "faces", t0)
     kept, kept_p, doubtful = [], [], []
     h, w = frame.shape[:2]
     x0, y0, x1, y1 = roi if roi is not None else (0, 0, w, h)
