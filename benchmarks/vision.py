@@ -4,7 +4,7 @@
                                           [--kinds pip,chance,spike-A] [--details FILE.jsonl] [--speed N]
                                           [--shift warm,cool,dark,bright,blur,noisy,grainy,small,big,
                                                    turned,shadow,pool,flicker,close]
-                                          [--still-frames N]
+                                          [--still-frames N] [--evening]
 
 In play: each photo is read with the count of dice the game would wait for
 (`read_dice(..., expect=N)`; --no-expect reads without it), and a reading that is flagged
@@ -32,6 +32,12 @@ the reader will meet others, so this is where silent errors show first.
 --still-frames N reads the grainy and flicker rows as the companion reads a settled scene
 at the table: N frames of it, each with its own noise or bands, averaged by ReadyToRead's
 still_picture (the other shifts are the same in every frame, so averaging changes nothing).
+
+--evening reads each set as one table reads an evening's reveals: pip photos in the order
+they were taken (the numbers in their names), each set and shift with its own
+TableMemory, which learns from the readings read surely and vouches for dice read
+unsurely later (hardware/vision/memory.py). Without it every photo is read alone, as a
+table's first reveal is.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import argparse
 import inspect
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -55,6 +62,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts" / "vision"))
 from dataset import SETS, TEST_ONLY, fixed, is_held_out  # noqa: E402  (the split the models were trained by)
 from hardware.vision import ReadyToRead, SpikeProfile, read_dice, teach_spike  # noqa: E402
+from hardware.vision.memory import TableMemory  # noqa: E402
 
 # the confidence under which the reader flags a die when not told otherwise
 DEFAULT_MIN_CONFIDENCE = inspect.signature(read_dice).parameters["min_confidence"].default
@@ -184,6 +192,12 @@ SHIFTS = {
 }
 
 
+def taken(name: str) -> tuple:
+    """A photo's place in the order taken: the numbers in its name compared as numbers
+    (dice_9 before dice_10; IMG_20191208_111530 by date and time)."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", Path(name).name))
+
+
 def match_dice(pred, boxes):
     """Greedy centre matching: a detected die matches a label when its centre falls inside the
     labelled box grown by half its size (matteop boxes cover only the pips). Returns pairs."""
@@ -292,6 +306,8 @@ def main() -> int:
     ap.add_argument("--still-frames", type=int, default=1,
                     help=f"read the {'/'.join(AGAIN)} rows as the companion reads a settled scene: this many "
                          "frames, each with its own noise or bands, averaged by ReadyToRead (1: one frame)")
+    ap.add_argument("--evening", action="store_true",
+                    help="read each set's photos in the order taken, with a table memory per set and shift")
     args = ap.parse_args()
     if args.still_frames < 1:
         ap.error("--still-frames must be 1 or more")
@@ -317,6 +333,9 @@ def main() -> int:
         profile = teach_profile(entries, root) if set_name == "rendered" and "spike-A" in kinds else None
         groups = defaultdict(lambda: Counter())
         timed: Counter = Counter()
+        memories = defaultdict(TableMemory)  # --evening: one per shift (a table under one light), one for the timed
+        if args.evening:
+            entries = sorted(entries, key=lambda e: taken(e["image"]))
         for e in entries:
             kind = e.get("kind") or "pip"
             if kind not in MODE or kind not in kinds:
@@ -330,7 +349,8 @@ def main() -> int:
                 picture, boxes = shifted(frame, e["boxes"], shift)
                 picture = still_frames(picture, frame, shift, args.still_frames, e["image"])
                 label = f" {shift}" + (f" x{args.still_frames}" if args.still_frames > 1 and shift in AGAIN else "")
-                reading = read_dice(picture, MODE[kind], profile=profile, min_confidence=min_confidence, expect=expect)
+                reading = read_dice(picture, MODE[kind], profile=profile, min_confidence=min_confidence, expect=expect,
+                                    memory=memories[shift] if args.evening else None)
                 line = score(groups[row + (label if shift else "")], reading, boxes, min_confidence)
                 if details:
                     details.write(json.dumps({"image": str(root / e["image"]), "kind": kind, "shift": shift or None,
@@ -341,14 +361,16 @@ def main() -> int:
                 big = cv2.resize(frame, (1280, 960), interpolation=cv2.INTER_LINEAR)
                 stages: dict = {}
                 t0 = time.perf_counter()
-                read_dice(big, MODE[kind], profile=profile, timings=stages, expect=expect)
+                read_dice(big, MODE[kind], profile=profile, timings=stages, expect=expect,
+                          memory=memories["timed"] if args.evening else None)
                 speed_total.append((time.perf_counter() - t0) * 1000)
                 speed_by_kind[MODE[kind]].append(speed_total[-1])
                 for k, v in stages.items():
                     speed_stages[k].append(v)
                     stages_by_kind[MODE[kind]][k].append(v)
         summary.update(groups)
-    print(f"split: {args.split}")
+    print(f"split: {args.split}" + ("; an evening: photos in the order taken, the table's memory learning"
+                                    " from its sure readings" if args.evening else ""))
     print(f"in play: {'each photo read with its count of dice' if args.expect else 'read without the count'}; "
           "* = test-only set (never trained on)")
     print(f"{'set/kind':<28}{'images':>7}{'right':>8}{'silent':>8}{'held':>8}{'hd+right':>9}{'recall':>8}{'precis':>8}"

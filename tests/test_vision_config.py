@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from pathlib import Path
 from types import SimpleNamespace
 
 import cv2
@@ -35,6 +36,8 @@ def test_section_values_are_parsed():
     ({"still_frames": 2.5}, "still_frames"),
     ({"still_frames": True}, "still_frames"),
     ({"still_frames": "4"}, "still_frames"),
+    ({"remember_dice": "yes"}, "remember_dice"),
+    ({"remember_dice": 1}, "remember_dice"),
 ])
 def test_bad_settings_are_refused_naming_the_setting(section, word):
     with pytest.raises(VisionConfigError, match=word):
@@ -52,6 +55,17 @@ def test_still_frames_defaults_to_four_and_is_passed_to_the_watcher():
     watcher.feed(frame, 0.0)
     watcher.feed(second, 0.1)
     assert watcher.still_picture() is second  # one frame kept: the newest, as it came (four: their mean)
+
+
+def test_the_service_reader_remembers_pip_dice_unless_told_not_to():
+    from hardware.reveal import VisionReader
+
+    frame = cv2.imread(str(Path(__file__).parent / "fixtures" / "matteop" / "images" / "train_five_13.jpg"))
+    reader = VisionReader(VisionConfig.from_mapping({}))
+    assert not reader.read(frame, "pips", expect=2).flagged
+    assert len(reader._memory) == 2
+    assert VisionReader(VisionConfig.from_mapping({"remember_dice": False}))._memory is None
+    assert VisionConfig.from_mapping({"remember_dice": False}).to_mapping()["remember_dice"] is False
 
 
 def test_calibrate_writes_roi_and_keeps_other_sections(tmp_path):

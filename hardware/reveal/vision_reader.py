@@ -55,6 +55,10 @@ class VisionReader:
         self._profile = spike_profile
         # a hand or the cup over the dice at a read the host forced is then flagged
         self._empty_table = empty_table_of(vision_config)
+        # the pip dice read surely at this table, while this camera set-up lasts (a new
+        # set-up makes a new reader, and a new memory)
+        remember = getattr(vision_config, "remember_dice", True)
+        self._memory = vision.TableMemory() if remember else None
         if spike_profile is None and vision_config is not None and vision_config.spike_profile:
             try:
                 self._profile = vision.SpikeProfile.load(vision_config.spike_profile)
@@ -71,6 +75,7 @@ class VisionReader:
                 roi=getattr(self._config, "roi", None), min_confidence=sure,
                 empty_table=self._empty_table, occluder_fraction=getattr(self._config, "occluder_fraction", 0.12),
                 expect=expect, die_px=getattr(self._config, "die_size", None),
+                memory=self._memory if kind == "pips" else None,
             )
         finally:
             self._vision.release()  # readings are seconds apart at least: their working memory goes back

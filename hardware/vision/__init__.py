@@ -2,12 +2,13 @@
 
 Public names (others code against these):
 read_dice, Reading, DieReading, UnreadableFrame, load_picture, annotate, ReadyToRead,
-ReadyState, EmptyTable, SpikeProfile, teach_spike, VisionConfig, release (after a reading:
-its working memory goes back).
+ReadyState, EmptyTable, SpikeProfile, teach_spike, VisionConfig, TableMemory (the pip dice a
+table has read surely), release (after a reading: its working memory goes back).
 """
 
 from hardware.vision.annotate import annotate
 from hardware.vision.config import VisionConfig, VisionConfigError
+from hardware.vision.memory import TableMemory
 from hardware.vision.networks import release
 from hardware.vision.pictures import load_picture
 from hardware.vision.reader import read_dice, teach_spike
@@ -17,6 +18,7 @@ from hardware.vision.spike import SpikeProfile, SpikeProfileError
 
 __all__ = [
     "DieReading", "EmptyTable", "Reading", "ReadyState", "ReadyToRead", "SpikeProfile", "SpikeProfileError",
+    "TableMemory",
     "UnreadableFrame", "VisionConfig", "VisionConfigError", "annotate", "load_picture", "read_dice",
     "release", "teach_spike",
 ]

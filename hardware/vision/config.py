@@ -29,6 +29,7 @@ class VisionConfig:
     occluder_fraction: float = 0.12  # share of the table covered by one big object (cup/hand)
     still_frames: int = 4  # a settled scene is read from the mean of this many still frames
     die_size: float | None = None  # a die's side in camera pixels, once calibration knows it
+    remember_dice: bool = True  # pip dice read surely vouch for look-alikes read unsurely later (memory.py)
 
     @classmethod
     def from_mapping(cls, section: Mapping[str, Any] | None) -> "VisionConfig":
@@ -62,6 +63,10 @@ class VisionConfig:
                 raise VisionConfigError(f"[vision] die_size must be a die's side in camera pixels, "
                                         f"{MIN_DIE_SIZE} to {MAX_DIE_SIZE}, not {size!r}")
             values["die_size"] = float(size)
+        if "remember_dice" in section:
+            if not isinstance(section["remember_dice"], bool):
+                raise VisionConfigError(f"[vision] remember_dice must be true or false, not {section['remember_dice']!r}")
+            values["remember_dice"] = section["remember_dice"]
         if "still_frames" in section:
             frames = section["still_frames"]
             if isinstance(frames, bool) or not isinstance(frames, int) or not 1 <= frames <= MAX_STILL_FRAMES:

@@ -52,6 +52,25 @@ def run(name: str, blob: np.ndarray) -> np.ndarray:
         return net.forward()
 
 
+@lru_cache(maxsize=None)
+def _feature_layer(name: str) -> str:
+    """The layer before a classifier's last one: its last ReLU (OpenCV 4 and 5 name the
+    ONNX nodes differently, so it is found by kind, not by name)."""
+    relus = [n for n in _net(name).getLayerNames() if n.split("/")[-1].startswith("Relu")]
+    if not relus:
+        raise ValueError(f"vision model {name} has no ReLU layer to take features from")
+    return relus[-1]
+
+
+def features(name: str, blob: np.ndarray) -> np.ndarray:
+    """The net's features for each row of the blob: its last hidden layer's output."""
+    with _lock:
+        net = _net(name)
+        layer = _feature_layer(name)
+        net.setInput(np.ascontiguousarray(blob, dtype=np.float32))
+        return net.forward(layer).reshape(len(blob), -1)
+
+
 #: The centre model meets the largest input of all (a whole frame at the finest look).
 _FRAME_MODEL = "dice_centres.onnx"
 

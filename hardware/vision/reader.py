@@ -16,6 +16,7 @@ from hardware.vision import chance, spike
 from hardware.vision.detect import Candidate, find_candidates, inside
 from hardware.vision.doubt import doubt
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
+from hardware.vision.memory import TableMemory
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
@@ -237,7 +238,8 @@ def _apart(c: Candidate, dice: Sequence[Candidate], size: float) -> bool:
 def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfile | None = None,
               roi: tuple[int, int, int, int] | None = None, min_confidence: float = 0.80,
               empty_table: EmptyTable | None = None, occluder_fraction: float = 0.12,
-              expect: int | None = None, die_px: float | None = None, timings: dict | None = None) -> Reading:
+              expect: int | None = None, die_px: float | None = None, timings: dict | None = None,
+              memory: TableMemory | None = None) -> Reading:
     """Read every die in the frame. Raises UnreadableFrame for a non-picture.
 
     `expect`: how many dice the game waits for. The first look is then a quick one (the
@@ -251,7 +253,10 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     `die_px`: a die's size in frame pixels, when calibration knows it: the finder then
     looks at that scale alone (a first look that misses the count still searches them all).
     With the calibrated `empty_table`, a read where one thing unlike the table covers more
-    than `occluder_fraction` of the view (a hand, the cup) is flagged, its dice still read."""
+    than `occluder_fraction` of the view (a hand, the cup) is flagged, its dice still read.
+    `memory`: the pip dice this table has read surely; it vouches for a die read unsurely
+    that looks like those it remembers showing that face, and learns from a reading that
+    is not flagged (memory.py)."""
     if dice not in DICE_KINDS:
         raise ValueError(f"dice must be one of {', '.join(DICE_KINDS)}, not {dice!r}")
     if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int) or expect < 0):
@@ -299,6 +304,11 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
                                                           min_confidence, timings)
     t1 = time.perf_counter()
+    own = confidences
+    remembered = 0.0
+    if memory is not None and pips:
+        confidences = memory.vouch(frame, kept, values, confidences, min_confidence)
+        remembered = time.perf_counter() - t1
     order = sorted(range(len(kept)), key=lambda i: (kept[i].cx, kept[i].cy))
     readings = tuple(DieReading(values[i], kept[i].box(frame.shape), confidences[i]) for i in order)
     untaught = profile.untaught if dice == "spike" else ()
@@ -316,9 +326,16 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if expect is not None and len(kept) != expect:
         reason = (f"{len(kept)} {'die' if len(kept) == 1 else 'dice'} found, the game waits for {expect}: "
                   "please check" + (f" ({reason})" if reason else ""))
+    if memory is not None and pips and reason is None:  # what the face models read surely themselves
+        t2 = time.perf_counter()
+        sure = [i for i, c in enumerate(own) if c >= min_confidence]
+        memory.learn(frame, [kept[i] for i in sure], [values[i] for i in sure])
+        remembered += time.perf_counter() - t2
     if timings is not None:
         timings["value"] = timings.get("value", 0.0) + valued * 1000
-        timings["checks"] = timings.get("checks", 0.0) + (time.perf_counter() - t1) * 1000
+        timings["checks"] = timings.get("checks", 0.0) + (time.perf_counter() - t1 - remembered) * 1000
+        if memory is not None and pips:
+            timings["memory"] = timings.get("memory", 0.0) + remembered * 1000
     return Reading(readings, flagged=reason is not None, reason=reason,
                    doubtful=tuple(c.box(frame.shape) for c in doubtful))
 

@@ -9,7 +9,7 @@ summing to 7), lit from one side, its shadow on a table, seen by an orthographic
 a random elevation, azimuth and roll, neighbours seen by the same camera, then the camera
 effects of `synth_faces.photograph`. The label is the top face, as the photo sets label it.
 
-Look at them: python scripts/vision/oblique_dice.py /tmp/oblique.png
+Look at them: python scripts/vision/oblique_dice.py /tmp/oblique.png [common share, e.g. 1]
 Nothing here is loaded at run time.
 """
 
@@ -21,6 +21,7 @@ import random
 import cv2
 import numpy as np
 
+import table_dice
 from synth_faces import PIP_LAYOUT, SS, _body, _glyph, _pip_colour, _square, _table, photograph
 
 TEX = 96  # texture side of one face, in pixels
@@ -46,8 +47,11 @@ def _values(rng: random.Random, top: int) -> list[int]:
 
 
 def _face_texture(rng: random.Random, body: np.ndarray, pip: np.ndarray | None, value: int,
-                  corner: float, pip_size: float, spread: float) -> tuple[np.ndarray, np.ndarray]:
-    """One face: (colour, alpha), TEX x TEX; rounded corners; pips (or a symbol: pip None)."""
+                  corner: float, pip_size: float, spread: float,
+                  lit: tuple[float, float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """One face: (colour, alpha), TEX x TEX; rounded corners; pips (or a symbol: pip None).
+    `lit` (a table die's: the lamp's direction along the face's x and y, and the gloss it
+    shows there): drilled pips shaded on their rims, and the lamp's highlight."""
     colour = body.copy()
     alpha = np.zeros((TEX, TEX), np.float32)
     cv2.fillPoly(alpha, [_square(TEX / 2, TEX / 2, TEX / 2 - 1, 0.0, corner).astype(np.int32)], 1.0, cv2.LINE_AA)
@@ -65,6 +69,14 @@ def _face_texture(rng: random.Random, body: np.ndarray, pip: np.ndarray | None, 
                    int(pip_size * TEX / 2), 255, -1, cv2.LINE_AA)
     a = (layer.astype(np.float32) / 255)[..., None]
     colour = colour * (1 - a) + pip * a
+    if lit is not None:
+        rim = table_dice.pip_shading(rng, layer, lit[:2], pip_size * TEX / 2)
+        colour = colour * (1 - 0.35 * np.clip(rim, 0, 1)[..., None]) + 60 * np.clip(-rim, 0, 1)[..., None] * 0.5
+        if lit[2] > 0:
+            hx, hy = rng.uniform(0.2, 0.8) * TEX, rng.uniform(0.2, 0.8) * TEX
+            yy, xx = np.mgrid[0:TEX, 0:TEX].astype(np.float32)
+            spot = np.exp(-((xx - hx) ** 2 + (yy - hy) ** 2) / (2 * (TEX * rng.uniform(0.06, 0.2)) ** 2))
+            colour = colour + (spot * lit[2] * 160)[..., None]
     return colour, alpha
 
 
@@ -111,11 +123,13 @@ def _real_face(rng: random.Random, faces: list[np.ndarray], corner: float) -> tu
 
 def draw_die(rng: random.Random, canvas: np.ndarray, camera: Camera, cx: float, cy: float, scale: float,
              label: int, light: np.ndarray, shadow: bool = True,
-             real: list[np.ndarray] | None = None) -> tuple[float, float, float]:
+             real: list[np.ndarray] | None = None,
+             look: table_dice.Look | None = None) -> tuple[float, float, float]:
     """Draw a die showing `label` on top (7: faces without pips) with its box centre near
     (cx, cy), the cube's edge `scale` pixels, and its shadow unless `shadow` is False;
     returns its box (centre x, centre y, side). `real`: photographed top faces showing
-    `label` (face_textures) to take the top from, the body and sides coloured like it."""
+    `label` (face_textures) to take the top from, the body and sides coloured like it.
+    `look`: a table die's kind (table_dice.look): its colours, drilled pips, lit edges."""
     yaw = rng.uniform(0, 2 * math.pi)
     rot = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]])
     corners = np.array([(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (0.0, 1.0)]) @ rot.T
@@ -131,16 +145,22 @@ def draw_die(rng: random.Random, canvas: np.ndarray, camera: Camera, cx: float, 
     depth = rng.uniform(0.2, 0.6)
     if shadow:
         canvas *= (1 - dark * depth)[..., None]
-    tex, body, _ = _body(rng, TEX)
+    if look is None:
+        tex, body, _ = _body(rng, TEX)
+    else:
+        tex, body = table_dice.texture(rng, look, TEX), np.array(look.body)
     corner, pip_size, spread = rng.uniform(0.1, 0.35), rng.uniform(0.13, 0.2), rng.uniform(0.45, 0.6)
     top = _real_face(rng, real, corner) if real else None
     if top is not None:
         body = top[2]
         tex = np.ones((TEX, TEX, 3), np.float32) * body.astype(np.float32)
     pips = label in PIP_LAYOUT
-    pip = _pip_colour(rng, body).astype(np.float32) if pips else None
+    if look is not None and pips:
+        pip = np.array(look.pip, np.float32)
+    else:
+        pip = _pip_colour(rng, body).astype(np.float32) if pips else None
     values = _values(rng, label) if pips else [0] * 6
-    ambient = rng.uniform(0.35, 0.65)
+    ambient = rng.uniform(0.35, 0.65) if look is None else rng.uniform(0.45, 0.75)
     # the body first (it shows at the rounded edges), in the shade of its darkest side
     hull = cv2.convexHull(camera.project(corners, scale, ox, oy).astype(np.float32))
     body_mask = np.zeros(canvas.shape[:2], np.float32)
@@ -155,16 +175,29 @@ def draw_die(rng: random.Random, canvas: np.ndarray, camera: Camera, cx: float, 
         quad = np.array([centre - 0.5 * u - 0.5 * v, centre + 0.5 * u - 0.5 * v, centre - 0.5 * u + 0.5 * v])
         dst = camera.project(quad, scale, ox, oy).astype(np.float32)
         src = np.float32([[0, 0], [TEX, 0], [0, TEX]])
+        shade = ambient + (1 - ambient) * max(0.0, float(n @ light))
         if top is not None and normal == (0, 0, 1):
             colour, alpha = top[0], top[1]
+        elif look is not None:
+            half = light + camera.w  # where the lamp shows on a glossy face
+            gloss = look.gloss * max(0.0, float(n @ half / np.linalg.norm(half))) ** 8
+            colour, alpha = _face_texture(rng, tex, pip, value, corner, pip_size, spread,
+                                          (float(light @ u), float(light @ v), gloss / max(shade, 0.3)))
         else:
             colour, alpha = _face_texture(rng, tex, pip, value, corner, pip_size, spread)
-        shade = ambient + (1 - ambient) * max(0.0, float(n @ light))
         size = (canvas.shape[1], canvas.shape[0])
         warp = cv2.getAffineTransform(src, dst)
         a = cv2.warpAffine(alpha, warp, size, flags=cv2.INTER_LINEAR)[..., None]
         c = cv2.warpAffine(colour * shade, warp, size, flags=cv2.INTER_LINEAR)
         canvas[:] = canvas * (1 - a) + c * a
+    if look is not None:  # rounded edges catch the light along the top face's rim
+        rim = camera.project(np.array([(x, y, 1.0) for x, y in ((-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5))])
+                             @ rot.T, scale, ox, oy)
+        layer = np.zeros(canvas.shape[:2], np.float32)
+        cv2.polylines(layer, [rim.astype(np.int32)], True, 1.0, max(1, int(scale * rng.uniform(0.02, 0.06))),
+                      cv2.LINE_AA)
+        layer = cv2.GaussianBlur(layer, (0, 0), max(0.5, scale * 0.015)) * body_mask * rng.uniform(0.2, 0.6)
+        canvas[:] = canvas * (1 - layer[..., None]) + np.minimum(body.astype(np.float32) * 1.1 + 20, 255) * layer[..., None]
     x0, y0 = hull.reshape(-1, 2).min(0)
     x1, y1 = hull.reshape(-1, 2).max(0)
     return (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0)
@@ -221,22 +254,27 @@ def board_piece(rng: random.Random, canvas: np.ndarray, cx: float, cy: float, si
 
 def oblique_crop(rng: random.Random, label: int, out: int = 48, crop_factor: float = 1.35,
                  roll: float | None = None, real: dict[int, list[np.ndarray]] | None = None,
-                 real_share: float = 0.0, boards: float = 0.0) -> np.ndarray:
+                 real_share: float = 0.0, boards: float = 0.0, common: float = 0.0) -> np.ndarray:
     """One BGR uint8 crop, out x out, centred on the box of a die seen at an angle showing
     `label` on top (0 = no die centred, 7 = a die without pips), side crop_factor x its box.
     `roll`: the camera's turn about its axis is drawn within this many degrees of upright
     (the far side of the table at the top of the picture, as a phone is held and a camera
     is mounted); None: any turn. `real` (face_textures): the top face is a photographed one
     for `real_share` of the dice centred (their sides drawn in its body's colour). `boards`:
-    the share of crops with no die centred that show a board's tile or token there instead."""
+    the share of crops with no die centred that show a board's tile or token there instead.
+    `common`: the share drawn as the dice and tables most people play with (table_dice.py),
+    photographed by a phone or webcam, from 25 degrees above the table to straight down."""
     side = out * SS
-    camera_elevation = math.radians(rng.uniform(20, 70))
+    looks = rng.random() < common
+    camera_elevation = math.radians(rng.uniform(20, 70) if not looks else
+                                    rng.uniform(25, 75) if rng.random() < 0.8 else rng.uniform(75, 89))
     camera = Camera(camera_elevation, rng.uniform(0, 2 * math.pi))
     light = _light(rng)
     box = side / crop_factor * math.exp(rng.uniform(-0.2, 0.2))
     # the cube's edge that makes a box about `box` wide at this angle (the box is 1.2-1.7 edges)
     scale = box / rng.uniform(1.35, 1.6)
-    canvas = _table(rng, side, scale)
+    canvas = table_dice.surface(rng, side, scale) if looks else _table(rng, side, scale)
+    own = table_dice.look(rng) if looks else None
     jitter = 0.12 * box
     cx, cy = side / 2 + rng.uniform(-jitter, jitter), side / 2 + rng.uniform(-jitter, jitter)
     if label == 0:  # the centre is between dice: the die lies away from it, or there is none
@@ -246,17 +284,18 @@ def oblique_crop(rng: random.Random, label: int, out: int = 48, crop_factor: flo
         cx, cy = side / 2 + d * math.cos(a), side / 2 + d * math.sin(a)
     for _ in range(rng.choice([0, 0, 1, 2])):  # neighbours, seen by the same camera
         d, a = box * rng.uniform(1.0, 1.5), rng.uniform(0, 2 * math.pi)
+        other = (own if rng.random() < 0.5 else table_dice.look(rng)) if looks else None  # a set, or mixed dice
         draw_die(rng, canvas, camera, cx + d * math.cos(a), cy + d * math.sin(a), scale * rng.uniform(0.85, 1.15),
-                 rng.randint(1, 7), light)
+                 rng.randint(1, 6) if looks else rng.randint(1, 7), light, look=other)
     if label != 0 or rng.random() < 0.5:
         lab = label if label else rng.randint(1, 7)
         photo = real.get(lab) if real and label and rng.random() < real_share else None
-        draw_die(rng, canvas, camera, cx, cy, scale, lab, light, real=photo)
+        draw_die(rng, canvas, camera, cx, cy, scale, lab, light, real=photo, look=own if lab != 7 else None)
     turn = rng.uniform(-180, 180) if roll is None else rng.uniform(-roll, roll)
     m = cv2.getRotationMatrix2D((side / 2, side / 2), turn, 1.0)  # the phone's roll
     canvas = cv2.warpAffine(canvas, m, (side, side), borderMode=cv2.BORDER_REFLECT)
-    crop = photograph(rng, canvas, out)
-    if rng.random() < 0.5:  # a die far from the phone: a few pixels across, enlarged to the crop
+    crop = table_dice.camera(rng, canvas, out) if looks else photograph(rng, canvas, out)
+    if rng.random() < (0.2 if looks else 0.5):  # a die far from the camera: a few pixels across, enlarged to the crop
         small = rng.randint(16, 40)
         crop = cv2.resize(cv2.resize(crop, (small, small), interpolation=cv2.INTER_AREA), (out, out),
                           interpolation=cv2.INTER_LINEAR)
@@ -287,6 +326,7 @@ if __name__ == "__main__":
     import sys
 
     r = random.Random(1)
-    rows = [np.hstack([cv2.resize(oblique_crop(r, lab), (96, 96), interpolation=cv2.INTER_NEAREST) for lab in range(8)])
-            for _ in range(6)]
+    share = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0  # the `common` share: 1 shows table dice only
+    rows = [np.hstack([cv2.resize(oblique_crop(r, lab, common=share), (96, 96), interpolation=cv2.INTER_NEAREST)
+                       for lab in range(8)]) for _ in range(6)]
     cv2.imwrite(sys.argv[1] if len(sys.argv) > 1 else "/tmp/oblique.png", np.vstack(rows))

@@ -23,7 +23,8 @@ pips of their own below the top face) and --oblique-share takes that share of ea
 --from-onnx goes on training a shipped model (its batch norms folded, --lr lower).
 --upright keeps crops of pictures that have an up within that many degrees (see UPRIGHT_ROLL).
 --oblique-real gives that share of the oblique dice a top face cut from a training photo;
---oblique-boards shows a board's tile or token in that share of their "no die" crops.
+--oblique-boards shows a board's tile or token in that share of their "no die" crops;
+--oblique-common draws that share of them as the dice and tables most people play with.
 """
 
 from __future__ import annotations
@@ -141,11 +142,12 @@ def synth_pool(n: int, seed: int = 5, draw=None):
 
 
 def oblique_pool(n: int, seed: int = 7, roll: float | None = None, real_share: float = 0.0, cache: str | None = None,
-                 boards: float = 0.0):
+                 boards: float = 0.0, common: float = 0.0):
     """n crops of dice seen at an angle (oblique_dice.py), made as synth_pool's; `roll`:
     the camera within this many degrees of upright (None: any turn); `real_share`: the
     share whose top face is cut from a training photo (paste_scenes.load_sprites); `boards`:
-    the share of its "no die" crops centred on a board's tile or token (oblique_dice.board_piece)."""
+    the share of its "no die" crops centred on a board's tile or token (oblique_dice.board_piece);
+    `common`: the share drawn as the dice and tables most people play with (table_dice.py)."""
     import oblique_dice
     real = None
     if real_share > 0:
@@ -153,7 +155,7 @@ def oblique_pool(n: int, seed: int = 7, roll: float | None = None, real_share: f
         real = oblique_dice.face_textures(paste_scenes.load_sprites(cache=Path(cache) if cache else None))
     return synth_pool(n, seed, lambda rng, lab, **kw: oblique_dice.oblique_crop(rng, lab, roll=roll, real=real,
                                                                                  real_share=real_share, boards=boards,
-                                                                                 **kw))
+                                                                                 common=common, **kw))
 
 
 # --upright: the picture's top is the far side of the table (a phone as it is held, a
@@ -317,6 +319,8 @@ def main():
                     help="share of the oblique dice whose top face is cut from a training photo (--sprites-cache)")
     ap.add_argument("--oblique-boards", type=float, default=0.0,
                     help="share of the oblique 'no die' crops that show a board's tile or number token")
+    ap.add_argument("--oblique-common", type=float, default=0.0,
+                    help="share of the oblique dice drawn as the dice and tables most people play with")
     ap.add_argument("--upright", type=float, default=None, metavar="DEGREES",
                     help="crops of pictures with an up (dice at an angle, tilted cameras) turned at most this "
                          "much, and the oblique dice drawn so (default: every crop turned any way)")
@@ -365,9 +369,11 @@ def main():
             import paste_scenes
             paste_scenes.load_sprites(cache=Path(args.sprites_cache))
         draw = functools.partial(oblique_pool, roll=args.upright, real_share=args.oblique_real,
-                                 cache=args.sprites_cache, boards=args.oblique_boards)
+                                 cache=args.sprites_cache, boards=args.oblique_boards,
+                                 common=args.oblique_common)
         name = (f"oblique-{args.oblique}-side{args.side}-seed{args.seed - 5}-roll{args.upright}"
-                f"-real{args.oblique_real}-boards{args.oblique_boards}")
+                f"-real{args.oblique_real}-boards{args.oblique_boards}"
+                + (f"-common{args.oblique_common}" if args.oblique_common else ""))
         oblique = parallel.kept_pool(pools and pools / name,
                                      lambda: parallel.drawn_in_parallel(draw, args.oblique, args.seed - 5, args.workers))
     print(f"{args.oblique} oblique crops in {time.time() - t0:.0f}s", flush=True)
