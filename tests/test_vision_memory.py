@@ -16,7 +16,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def _photo(set_name: str, name: str):
-    entry = next(e for e in json.loads((FIXTURES / set_name / "manifest.json").read_text()) if e["image"].endswith(name))
+    manifest = json.loads((FIXTURES / set_name / "manifest.json").read_text())
+    entry = next(e for e in manifest if e["image"].endswith(name))
     frame = cv2.imread(str(FIXTURES / set_name / entry["image"]))
     dice = [Candidate((x1 + x2) / 2, (y1 + y2) / 2, max(x2 - x1, y2 - y1), 1.0) for x1, y1, x2, y2, _ in entry["boxes"]]
     return frame, dice, [int(b[4]) for b in entry["boxes"]]
@@ -54,6 +55,8 @@ def test_the_memory_never_vouches_for_another_face_nor_lowers_a_confidence(tray,
     other = [v % 6 + 1 for v in values]
     assert remembered.vouch(frame, dice, other, [0.5] * len(dice), 0.8) == [0.5] * len(dice)
     assert remembered.vouch(frame, dice, values, [0.3, 0.9] * 11, 0.2) == [0.3, 0.9] * 11  # not doubted: as read
+    doubted = remembered.vouch(frame, dice, values, [0.9] * len(dice), 0.95)  # a vouch of 4 in 5 is 0.8: kept 0.9
+    assert min(doubted) == 0.9 and 0.8 not in doubted and doubted.count(1.0) >= len(dice) // 2
 
 
 def test_a_die_of_another_colour_is_not_vouched_for(tray, remembered):
@@ -100,6 +103,10 @@ def test_each_face_keeps_only_its_latest_dice(tray):
     ones = [d for d, v in zip(dice, values) if v == 1]
     memory.learn(frame, ones, [1] * len(ones))
     assert len(ones) > 3 and len(memory) == 3
+    kept, _, faces = memory._bank()
+    latest = TableMemory()
+    latest.learn(frame, ones[-3:], [1] * 3)
+    assert np.allclose(kept, latest._bank()[0]) and list(faces) == [1, 1, 1]
 
 
 def test_a_reading_teaches_the_memory_only_when_it_is_not_flagged():
@@ -111,3 +118,29 @@ def test_a_reading_teaches_the_memory_only_when_it_is_not_flagged():
     assert held.flagged and len(memory) == len(values)
     read_dice(frame, "chance", expect=len(values), memory=memory)  # only pip dice are remembered
     assert len(memory) == len(values)
+
+
+def test_a_die_the_memory_vouched_for_is_not_learned(monkeypatch):
+    from hardware.vision import reader
+
+    frame, _, values = _photo("matteop", "train_five_13.jpg")
+    memory = TableMemory()
+    for k in range(5):
+        memory.learn(_again(frame, k), *_dice_of(frame, values))
+    read_plain = reader._values
+
+    def first_doubted(frame, kept, probs, dice, profile, min_confidence):  # the face models doubt die 0
+        values, confidences = read_plain(frame, kept, probs, dice, profile, min_confidence)
+        return values, [0.5] + list(confidences[1:])
+
+    monkeypatch.setattr(reader, "_values", first_doubted)
+    before = len(memory)
+    reading = read_dice(frame, "pips", expect=len(values), memory=memory)
+    assert not reading.flagged  # vouched for ...
+    assert len(memory) == before + len(values) - 1  # ... but only the die read surely is learned
+
+
+def _dice_of(frame, values):
+    reading = read_dice(frame, "pips", expect=len(values))
+    return [Candidate((d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2, max(d.box[2] - d.box[0], d.box[3] - d.box[1]),
+                      1.0) for d in reading.dice], [d.value for d in reading.dice]

@@ -65,7 +65,8 @@ class VisionConfig:
             values["die_size"] = float(size)
         if "remember_dice" in section:
             if not isinstance(section["remember_dice"], bool):
-                raise VisionConfigError(f"[vision] remember_dice must be true or false, not {section['remember_dice']!r}")
+                raise VisionConfigError(f"[vision] remember_dice must be true or false, "
+                                        f"not {section['remember_dice']!r}")
             values["remember_dice"] = section["remember_dice"]
         if "still_frames" in section:
             frames = section["still_frames"]

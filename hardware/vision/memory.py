@@ -2,15 +2,15 @@
 
 A table reads the same dice all evening, through the same camera, under the same light.
 Each reading read surely (nothing flagged) shows the memory how this table's dice look
-showing each face: the second face model's features of each die's crop and of its mirror
-image. A die read later under `min_confidence` is vouched for when, of the NEAREST dice
-in the memory, at least AGREE show the face the face models lean to in the colours of
-this die (the face models are taught to look past colour, so a cream board token with a
-dot in its middle is near a white die showing one; the memory is of this table's dice),
-and the nearest is at least NEAR alike (cosine): its confidence becomes the share of
-those nearest that agree. The memory never changes a value or finds a die, so a misreading still needs the
-face models to lean to it; it holds the latest PER_FACE dice of each face, so it follows
-the light as an evening goes on.
+showing each face: the second face model's features of each die's crop and of its
+mirror image. A die read later under `min_confidence` is vouched for when, of the
+NEAREST dice in the memory, at least AGREE show the face the face models lean to in the
+colours of this die (the face models are taught to look past colour, so a cream board
+token with a dot in its middle is near a white die showing one; the memory is of this
+table's dice), and the nearest is at least NEAR alike (cosine): its confidence becomes
+the share of those nearest that agree. The memory never changes a value or finds a die,
+so a misreading still needs the face models to lean to it; it holds the latest PER_FACE
+dice of each face, so it follows the light as an evening goes on.
 """
 
 from __future__ import annotations

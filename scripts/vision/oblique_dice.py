@@ -197,7 +197,8 @@ def draw_die(rng: random.Random, canvas: np.ndarray, camera: Camera, cx: float, 
         cv2.polylines(layer, [rim.astype(np.int32)], True, 1.0, max(1, int(scale * rng.uniform(0.02, 0.06))),
                       cv2.LINE_AA)
         layer = cv2.GaussianBlur(layer, (0, 0), max(0.5, scale * 0.015)) * body_mask * rng.uniform(0.2, 0.6)
-        canvas[:] = canvas * (1 - layer[..., None]) + np.minimum(body.astype(np.float32) * 1.1 + 20, 255) * layer[..., None]
+        lit = np.minimum(body.astype(np.float32) * 1.1 + 20, 255)
+        canvas[:] = canvas * (1 - layer[..., None]) + lit * layer[..., None]
     x0, y0 = hull.reshape(-1, 2).min(0)
     x1, y1 = hull.reshape(-1, 2).max(0)
     return (x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0)
@@ -265,7 +266,7 @@ def oblique_crop(rng: random.Random, label: int, out: int = 48, crop_factor: flo
     `common`: the share drawn as the dice and tables most people play with (table_dice.py),
     photographed by a phone or webcam, from 25 degrees above the table to straight down."""
     side = out * SS
-    looks = rng.random() < common
+    looks = common > 0 and rng.random() < common  # no draw when off: the default crops stay as they were
     camera_elevation = math.radians(rng.uniform(20, 70) if not looks else
                                     rng.uniform(25, 75) if rng.random() < 0.8 else rng.uniform(75, 89))
     camera = Camera(camera_elevation, rng.uniform(0, 2 * math.pi))
