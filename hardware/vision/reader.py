@@ -303,12 +303,13 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if expect is not None and len(kept) == expect:
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
                                                           min_confidence, timings)
+    if timings is not None:
+        timings["value"] = timings.get("value", 0.0) + valued * 1000
     t1 = time.perf_counter()
     own = confidences
-    remembered = 0.0
     if memory is not None and pips:
         confidences = memory.vouch(frame, kept, values, confidences, min_confidence)
-        remembered = time.perf_counter() - t1
+        t1 = _timed(timings, "memory", t1)
     order = sorted(range(len(kept)), key=lambda i: (kept[i].cx, kept[i].cy))
     readings = tuple(DieReading(values[i], kept[i].box(frame.shape), confidences[i]) for i in order)
     untaught = profile.untaught if dice == "spike" else ()
@@ -326,16 +327,11 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if expect is not None and len(kept) != expect:
         reason = (f"{len(kept)} {'die' if len(kept) == 1 else 'dice'} found, the game waits for {expect}: "
                   "please check" + (f" ({reason})" if reason else ""))
+    t1 = _timed(timings, "checks", t1)
     if memory is not None and pips and reason is None:  # what the face models read surely themselves
-        t2 = time.perf_counter()
         sure = [i for i, c in enumerate(own) if c >= min_confidence]
         memory.learn(frame, [kept[i] for i in sure], [values[i] for i in sure])
-        remembered += time.perf_counter() - t2
-    if timings is not None:
-        timings["value"] = timings.get("value", 0.0) + valued * 1000
-        timings["checks"] = timings.get("checks", 0.0) + (time.perf_counter() - t1 - remembered) * 1000
-        if memory is not None and pips:
-            timings["memory"] = timings.get("memory", 0.0) + remembered * 1000
+        _timed(timings, "memory", t1)
     return Reading(readings, flagged=reason is not None, reason=reason,
                    doubtful=tuple(c.box(frame.shape) for c in doubtful))
 
