@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
-from hardware.vision.chance import red_or_blue, throw_colours
+from hardware.vision.chance import light_gains, red_or_blue, throw_colours
 from hardware.vision.detect import Candidate
 
 DIE = Candidate(cx=50, cy=50, size=40, score=1.0)
@@ -123,3 +124,75 @@ def test_groups_with_a_surely_red_die_in_the_bluer_one_are_not_the_two_colours()
 def test_a_throw_that_does_not_split_is_read_die_by_die(bgrs):
     frame, dice = throw(*bgrs)
     assert throw_colours(frame, dice) == [red_or_blue(frame, d) for d in dice]
+
+
+# --- the light taken out (light_gains) when a throw leaves dice unsure ---
+
+WARM_CAST = np.array([0.75, 0.95, 1.15], np.float32)  # (B, G, R): a tungsten lamp the camera did not correct
+
+
+def grain_table(colour=(1.0, 1.0, 1.0), height=240, width=320, seed=3) -> np.ndarray:
+    """A table with a grain of its own (wood, cloth): grey blotches of many sizes, in `colour`."""
+    rng = np.random.default_rng(seed)
+    grain = sum(cv2.resize(rng.normal(0, 1, (height // k, width // k)).astype(np.float32), (width, height))
+                for k in (2, 4, 8))
+    grey = 120 + 25 * grain / grain.std()
+    return np.clip(grey[..., None] * np.array(colour, np.float32), 0, 255).astype(np.float32)
+
+
+def cast_throw(table: np.ndarray, faces_bgr, cast=WARM_CAST) -> tuple[np.ndarray, list[Candidate]]:
+    """Dice faces (40 px) in a row on `table`, the whole picture under `cast`."""
+    frame = table.copy()
+    dice = []
+    for i, bgr in enumerate(faces_bgr):
+        x = 40 + 60 * i
+        frame[100:140, x:x + 40] = bgr
+        dice.append(Candidate(cx=x + 20, cy=120, size=40, score=1.0))
+    return np.clip(frame * cast, 0, 255).astype(np.uint8), dice
+
+
+BLUE_FACE = (150, 105, 95)  # a muted blue die under white light
+
+
+def test_light_gains_undo_a_warm_cast_on_a_grained_table():
+    frame, dice = cast_throw(grain_table(), [BLUE_FACE, BLUE_FACE])
+    gains = light_gains(frame, dice)
+    assert gains is not None
+    relit = gains / gains[1]
+    assert relit[0] == pytest.approx(0.95 / 0.75, rel=0.08)
+    assert relit[2] == pytest.approx(0.95 / 1.15, rel=0.08)
+
+
+@pytest.mark.parametrize("table", [
+    np.full((240, 320, 3), 120, np.float32),  # a plain cloth: no edges to tell the light by
+    grain_table(colour=(0.45, 1.0, 0.35)),  # green felt: its edges are green, not the light's colour
+])
+def test_light_gains_give_no_estimate_they_cannot_back(table):
+    frame, dice = cast_throw(table, [BLUE_FACE])
+    assert light_gains(frame, dice) is None
+
+
+def test_blue_dice_greyed_by_a_warm_cast_are_read_blue_with_the_light_taken_out():
+    frame, dice = cast_throw(grain_table(), [BLUE_FACE, BLUE_FACE, BLUE_FACE])
+    assert all(red_or_blue(frame, d)[1] < 0.8 for d in dice)  # alone, and set against each other: unsure
+    assert throw_colours(frame, dice) == [("blue", 1.0)] * 3
+
+
+def test_on_a_plain_cloth_the_light_is_not_guessed_from_the_dice():
+    # their own outlines are all the edges there are: taken for the light's colour they
+    # would make a blue die red
+    frame, dice = cast_throw(np.full((240, 320, 3), 120, np.float32), [BLUE_FACE, BLUE_FACE])
+    assert throw_colours(frame, dice) == [red_or_blue(frame, d) for d in dice]
+
+
+def test_a_sure_die_the_light_taken_out_leaves_unsure_holds_the_throw():
+    # the third die's box leans onto its red side face: its middle is 70% red side and 30%
+    # greyed blue top. Under the cast it reads surely red; relit, the top votes blue too.
+    # Its neighbours are greyed blue dice that only the relit reading settles.
+    frame, dice = cast_throw(grain_table(), [BLUE_FACE, BLUE_FACE, BLUE_FACE])
+    frame[100:140, 176:200] = np.clip(np.array((70, 70, 190)) * WARM_CAST, 0, 255)  # its middle: x 170-190
+    first = [red_or_blue(frame, d) for d in dice]
+    assert first[2][0] == "red" and first[2][1] >= 0.8
+    read = throw_colours(frame, dice)
+    assert read[0] == read[1] == ("blue", 1.0)
+    assert read[2][0] == "red" and read[2][1] < 0.8

@@ -9,17 +9,18 @@ A dark pixel's ratio is mostly noise (red 32 against blue 27 is "clearly" red by
 so a pixel's vote also needs red and blue DARK_FROM grey levels apart, whole from
 DARK_FULL: a near-black face or a dark blotch on the cloth is then unsure, not read.
 
-The camera's white balance is trusted (the Pi camera's is locked after warm-up); the
-light is not estimated from the table's colour (docs/vision.md says why). What a cast does
-is read from the throw instead (throw_colours): the dice of one throw lie under one light,
-so a cast moves all of their colours one way, and a throw of both colours still splits
-into two groups.
+The camera's white balance is trusted first (the Pi camera's is locked after warm-up).
+What a cast does is read from the throw (throw_colours): the dice of one throw lie under
+one light, so a cast moves all of their colours one way, and a throw of both colours
+still splits into two groups. When a die is still unsure, the throw is read once more
+with the light's colour estimated from the picture's edges and taken out (light_gains).
 """
 
 from __future__ import annotations
 
 from typing import Sequence
 
+import cv2
 import numpy as np
 
 from hardware.vision.detect import Candidate
@@ -41,11 +42,25 @@ MAX_CAST = 0.35
 VOTING = 0.25
 
 
-def _middle(frame: np.ndarray, die: Candidate) -> tuple[np.ndarray, np.ndarray]:
-    """Each pixel of the die's middle: (red - blue) / (red + blue), and how much its vote counts."""
+# light_gains: the picture is shrunk to EDGE_WIDTH pixels across and blurred (sigma in
+# pixels) before its edges are measured; EDGE_POWER is the Minkowski norm over the edges.
+EDGE_WIDTH, EDGE_BLUR, EDGE_POWER = 320, 1.0, 6.0
+DIE_AROUND = 0.9  # a die's part of the picture, left out: this many die sizes each way from its centre
+TABLE_EDGES = 8.0  # the least edge strength (Sobel, grey levels) in each channel that tells the light
+# Lamps, daylight and LEDs differ in colour from amber to blue, hardly from green to
+# magenta: an estimate further than this off that line (|ln(gain B x gain R / gain G^2)|)
+# tells of a coloured table (green felt, tartan), not of the light, and is not used.
+OFF_LIGHTS = 0.4
+
+
+def _middle(frame: np.ndarray, die: Candidate, gains: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel of the die's middle: (red - blue) / (red + blue), and how much its vote
+    counts; with `gains` (B, G, R), the pixels are multiplied by them first."""
     r = max(2, int(die.size * MIDDLE))
     x, y = int(die.cx), int(die.cy)
     patch = frame[max(0, y - r):y + r, max(0, x - r):x + r].reshape(-1, 3).astype(np.float32)
+    if gains is not None:
+        patch = patch * gains
     blue, red = patch[:, 0], patch[:, 2]
     d = (red - blue) / (red + blue + 2.0)
     return d, np.clip((np.abs(red - blue) - DARK_FROM) / (DARK_FULL - DARK_FROM), 0, 1)
@@ -99,7 +114,8 @@ def _split(scores: Sequence[float], reads: Sequence[tuple[str, float]],
     return float(np.median(order[:i + 1])), float(np.median(order[i + 1:])), clear
 
 
-def throw_colours(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: float = 0.8) -> list[tuple[str, float]]:
+def _throw(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: float,
+           gains: np.ndarray | None = None) -> list[tuple[str, float]]:
     """Each die's (colour, confidence), the throw read together.
 
     A colour cast the camera did not take out (a tungsten lamp) moves every die's colour
@@ -111,7 +127,7 @@ def throw_colours(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: 
     the nearer it lies to halfway; a die in the middle third between the groups, or read
     surely alone as the other colour, is unsure. When the others do not split (a throw of
     one colour, or two dice), the die is read alone."""
-    middles = [_middle(frame, d) for d in dice]
+    middles = [_middle(frame, d, gains) for d in dice]
     reads = [_vote(*m) for m in middles]
     scores = [_score(*m) for m in middles]
     out = []
@@ -132,4 +148,66 @@ def throw_colours(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: 
             out.append((v, max(conf, sure)))
         else:
             out.append((side, sure) if conf < min_confidence else (v, 0.0))
+    return out
+
+
+def light_gains(frame: np.ndarray, dice: Sequence[Candidate] = ()) -> np.ndarray | None:
+    """(B, G, R) gains that take the light's colour out of the picture, by the grey-edge
+    assumption: the edges of a table (the cloth's weave, the wood's grain, the tray's rim,
+    shadows) are on average colourless, so the channels' edge strengths differ by the
+    light's colour alone. The dice themselves are left out (a blue die's outline is blue:
+    on a plain table it would make its own colour the light's). Measured on the picture
+    shrunk to EDGE_WIDTH across; a high EDGE_POWER lets the strongest edges count most.
+    None when the table shows too few edges to tell (a plain cloth), or the estimate is no
+    light's colour (see OFF_LIGHTS)."""
+    h, w = frame.shape[:2]
+    scale = min(1.0, EDGE_WIDTH / w)
+    small = frame if scale == 1.0 else cv2.resize(frame, (EDGE_WIDTH, max(1, round(h * scale))),
+                                                  interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small.astype(np.float32), (0, 0), EDGE_BLUR)
+    gx = cv2.Sobel(small, cv2.CV_32F, 1, 0)
+    gy = cv2.Sobel(small, cv2.CV_32F, 0, 1)
+    square = gx * gx + gy * gy  # each edge's strength, squared
+    table = np.ones(square.shape[:2], bool)
+    for d in dice:
+        r = DIE_AROUND * d.size * scale
+        x, y = d.cx * scale, d.cy * scale
+        table[max(0, int(y - r)):int(y + r) + 1, max(0, int(x - r)):int(x + r) + 1] = False
+    square = square[table]
+    if square.shape[0] < 0.25 * table.size:
+        return None
+    light = (square ** (EDGE_POWER / 2)).mean(0, dtype=np.float64) ** (1 / EDGE_POWER)
+    if light.min() < TABLE_EDGES:
+        return None
+    gains = light.mean() / light
+    if abs(np.log(gains[0] * gains[2] / gains[1] ** 2)) > OFF_LIGHTS:
+        return None
+    return gains.astype(np.float32)
+
+
+def throw_colours(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: float = 0.8) -> list[tuple[str, float]]:
+    """Each die's (colour, confidence), the throw read together (see _throw).
+
+    When a die is unsure, the throw is read again with the light's colour taken out
+    (light_gains): under a tungsten lamp a blue face turns grey, and relit it is blue
+    again. A die unsure at first takes its relit reading when that is sure. Relighting
+    misleads too (a muted blue on green felt), so it only ever adds: once it has settled
+    a die, every die read surely at first must also be read surely and alike relit, or
+    it becomes unsure (a blue die whose box leans onto its red side face reads red at
+    first, and relit hardly either way: the reading is held, not scored)."""
+    first = _throw(frame, dice, min_confidence)
+    if all(conf >= min_confidence for _, conf in first):
+        return first
+    gains = light_gains(frame, dice)
+    if gains is None:
+        return first
+    relit = _throw(frame, dice, min_confidence, gains)
+    if not any(conf < min_confidence <= again for (_, conf), (_, again) in zip(first, relit)):
+        return first
+    out = []
+    for (v, conf), (v2, conf2) in zip(first, relit):
+        if conf < min_confidence:
+            out.append((v2, conf2) if conf2 >= min_confidence else (v, conf))
+        else:
+            out.append((v, conf) if v2 == v and conf2 >= min_confidence else (v, min(conf, 0.5)))
     return out
