@@ -191,10 +191,11 @@ def throw_colours(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: 
     When a die is unsure, the throw is read again with the light's colour taken out
     (light_gains): under a tungsten lamp a blue face turns grey, and relit it is blue
     again. A die unsure at first takes its relit reading when that is sure. Relighting
-    misleads too (a muted blue on green felt), so it only ever adds: once it has settled
-    a die, every die read surely at first must also be read surely and alike relit, or
-    it becomes unsure (a blue die whose box leans onto its red side face reads red at
-    first, and relit hardly either way: the reading is held, not scored)."""
+    misleads too (a muted blue on green felt), so it may settle a throw but never gives a
+    die another colour than a sure first reading did: once it has settled a die, every die
+    read surely at first must also be read surely and alike relit, or it becomes unsure
+    (a blue die whose box leans onto its red side face reads red at first, and relit
+    hardly either way: the reading is held, not scored)."""
     first = _throw(frame, dice, min_confidence)
     if all(conf >= min_confidence for _, conf in first):
         return first
