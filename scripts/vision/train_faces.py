@@ -25,6 +25,7 @@ pips of their own below the top face) and --oblique-share takes that share of ea
 --oblique-real gives that share of the oblique dice a top face cut from a training photo;
 --oblique-boards shows a board's tile or token in that share of their "no die" crops;
 --oblique-common draws that share of them as the dice and tables most people play with.
+--from-onnx with a --width that is a whole multiple of the export's widens it first (widened).
 """
 
 from __future__ import annotations
@@ -104,6 +105,39 @@ class FaceNet(nn.Module):
             for name, value in fcs.items():
                 getattr(self, name.split(".")[0]).get_parameter(name.split(".")[1]).copy_(torch.from_numpy(value))
         return self
+
+
+def export_width(path: str) -> float:
+    """The width an export was trained at (its first convolution's channels against 16)."""
+    import onnx
+
+    first = next(i for i in onnx.load(path).graph.initializer if len(i.dims) == 4)
+    return first.dims[0] / 16
+
+
+def widened(net: FaceNet, times: int, seed: int = 0) -> FaceNet:
+    """A folded FaceNet `times` as wide that computes what `net` does (net2net): each
+    convolution's channels repeated, the next layer's weights over them divided among the
+    copies, and a 1% jitter on the copies so they can learn apart. Training a wider net
+    from a trained one starts where it stands instead of from scratch."""
+    old = [m for m in net.body.modules() if isinstance(m, nn.Conv2d)]
+    width = old[0].out_channels / 16 * times
+    wide = FaceNet(width, folded=True)
+    new = [m for m in wide.body.modules() if isinstance(m, nn.Conv2d)]
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for k, (o, n) in enumerate(zip(old, new)):
+            assert n.out_channels == times * o.out_channels, "widths must be whole multiples"
+            w = o.weight if k == 0 else torch.cat([o.weight / times] * times, 1)
+            w = torch.cat([w] * times, 0)
+            n.weight.copy_(w * (1 + 0.01 * torch.randn(w.shape, generator=g)))
+            n.bias.copy_(torch.cat([o.bias] * times, 0))
+        c, side = old[-1].out_channels, FACE_SIDE // 8
+        fc1 = net.fc1.weight.reshape(net.fc1.out_features, c, side, side)
+        wide.fc1.weight.copy_(torch.cat([fc1 / times] * times, 1).reshape(net.fc1.out_features, -1))
+        wide.fc1.bias.copy_(net.fc1.bias)
+        wide.fc2.load_state_dict(net.fc2.state_dict())
+    return wide
 
 
 def label_of(kind: str, value) -> int:
@@ -386,7 +420,16 @@ def main():
     INVERT = args.invert
     LOW_RES = args.low_res
     cum = list(itertools.accumulate(max(1, len(d)) for _, d, _, _ in train)) if args.by_die else None
-    net = FaceNet(args.width, folded=True).load_onnx(args.from_onnx) if args.from_onnx else FaceNet(args.width)
+    if args.from_onnx:
+        had = export_width(args.from_onnx)
+        net = FaceNet(had, folded=True).load_onnx(args.from_onnx)
+        if args.width != had:  # --width 2 from a width-1 export: the same net, widened
+            times = args.width / had
+            if times != int(times) or times < 1:
+                raise SystemExit(f"--width {args.width} is no whole multiple of the export's width {had}")
+            net = widened(net, int(times))
+    else:
+        net = FaceNet(args.width)
     device = torch.device(args.device)
     net.to(device)
     bs = args.batch
