@@ -179,18 +179,41 @@ def test_blue_dice_greyed_by_a_warm_cast_are_read_blue_with_the_light_taken_out(
 
 
 def test_on_a_plain_cloth_the_light_is_not_guessed_from_the_dice():
-    # their own outlines are all the edges there are: taken for the light's colour they
-    # would make a blue die red
     frame, dice = cast_throw(np.full((240, 320, 3), 120, np.float32), [BLUE_FACE, BLUE_FACE])
     assert throw_colours(frame, dice) == [red_or_blue(frame, d) for d in dice]
 
 
+def test_the_dice_are_left_out_of_the_light_they_are_read_by():
+    # bluish dice on a grained grey table under white light: their own outlines, counted,
+    # would make the light look blue and every die redder
+    frame, dice = cast_throw(grain_table(), [(180, 130, 110)] * 5, cast=np.ones(3, np.float32))
+    assert light_gains(frame, ())[0] < 0.95  # the whole picture's edges, dice and all
+    assert light_gains(frame, dice) == pytest.approx([1.0, 1.0, 1.0], abs=0.02)
+
+
+def test_dice_that_fill_the_picture_leave_no_table_to_tell_the_light_by():
+    frame, _ = cast_throw(grain_table(), [])
+    close_up = [Candidate(cx=80, cy=120, size=150, score=1.0), Candidate(cx=240, cy=120, size=150, score=1.0)]
+    assert light_gains(frame, close_up) is None
+    assert light_gains(frame, close_up[:1]) is not None  # one leaves half the table
+
+
+def test_the_light_taken_out_never_gives_a_sure_die_the_other_colour():
+    # the third die (0.1 from grey, redder) reads red surely at first; relit it is blue,
+    # as its greyed neighbours are: they are settled, it keeps red, unsurely
+    frame, dice = cast_throw(grain_table(), [BLUE_FACE, BLUE_FACE, (140, 100, 115)])
+    assert red_or_blue(frame, dice[2]) == ("red", 1.0)
+    read = throw_colours(frame, dice)
+    assert read[:2] == [("blue", 1.0)] * 2
+    assert read[2][0] == "red" and read[2][1] < 0.8
+
+
 def test_a_sure_die_the_light_taken_out_leaves_unsure_holds_the_throw():
-    # the third die's box leans onto its red side face: its middle is 70% red side and 30%
-    # greyed blue top. Under the cast it reads surely red; relit, the top votes blue too.
-    # Its neighbours are greyed blue dice that only the relit reading settles.
+    # the third die's box leans onto its red side face: its middle is 60% red side and 40%
+    # greyed blue top. Under the cast it reads surely red; relit, the top votes blue too
+    # (red at about 0.4). Its neighbours are greyed blue dice only the relit reading settles.
     frame, dice = cast_throw(grain_table(), [BLUE_FACE, BLUE_FACE, BLUE_FACE])
-    frame[100:140, 176:200] = np.clip(np.array((70, 70, 190)) * WARM_CAST, 0, 255)  # its middle: x 170-190
+    frame[100:140, 178:200] = np.clip(np.array((70, 70, 190)) * WARM_CAST, 0, 255)  # its middle: x 170-190
     first = [red_or_blue(frame, d) for d in dice]
     assert first[2][0] == "red" and first[2][1] >= 0.8
     read = throw_colours(frame, dice)

@@ -46,7 +46,10 @@ VOTING = 0.25
 # pixels) before its edges are measured; EDGE_POWER is the Minkowski norm over the edges.
 EDGE_WIDTH, EDGE_BLUR, EDGE_POWER = 320, 1.0, 6.0
 DIE_AROUND = 0.9  # a die's part of the picture, left out: this many die sizes each way from its centre
-TABLE_EDGES = 8.0  # the least edge strength (Sobel, grey levels) in each channel that tells the light
+TABLE_LEFT = 0.25  # ... and at least this share of the picture must be left to tell the light by
+# The least edge strength in each channel that tells the light: the Minkowski mean of
+# Sobel magnitudes on the shrunk, blurred picture (a step of one grey level gives about 4).
+TABLE_EDGES = 8.0
 # Lamps, daylight and LEDs differ in colour from amber to blue, hardly from green to
 # magenta: an estimate further than this off that line (|ln(gain B x gain R / gain G^2)|)
 # tells of a coloured table (green felt, tartan), not of the light, and is not used.
@@ -153,13 +156,13 @@ def _throw(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: float,
 
 def light_gains(frame: np.ndarray, dice: Sequence[Candidate] = ()) -> np.ndarray | None:
     """(B, G, R) gains that take the light's colour out of the picture, by the grey-edge
-    assumption: the edges of a table (the cloth's weave, the wood's grain, the tray's rim,
-    shadows) are on average colourless, so the channels' edge strengths differ by the
-    light's colour alone. The dice themselves are left out (a blue die's outline is blue:
-    on a plain table it would make its own colour the light's). Measured on the picture
-    shrunk to EDGE_WIDTH across; a high EDGE_POWER lets the strongest edges count most.
-    None when the table shows too few edges to tell (a plain cloth), or the estimate is no
-    light's colour (see OFF_LIGHTS)."""
+    assumption: the edges around the dice (the cloth's weave, the wood's grain, the tray's
+    rim, shadows) are on average colourless, so the channels' edge strengths differ by the
+    light's colour alone. The dice themselves are left out (a blue die's outline is blue
+    and would pass its colour off as the light's). Measured on the picture shrunk to
+    EDGE_WIDTH across; a high EDGE_POWER lets the strongest edges count most. None when
+    the dice leave too little of the picture (TABLE_LEFT), it shows too few edges to tell
+    (a plain cloth), or the estimate is no light's colour (see OFF_LIGHTS)."""
     h, w = frame.shape[:2]
     scale = min(1.0, EDGE_WIDTH / w)
     small = frame if scale == 1.0 else cv2.resize(frame, (EDGE_WIDTH, max(1, round(h * scale))),
@@ -172,9 +175,9 @@ def light_gains(frame: np.ndarray, dice: Sequence[Candidate] = ()) -> np.ndarray
     for d in dice:
         r = DIE_AROUND * d.size * scale
         x, y = d.cx * scale, d.cy * scale
-        table[max(0, int(y - r)):int(y + r) + 1, max(0, int(x - r)):int(x + r) + 1] = False
+        table[max(0, int(y - r)):max(0, int(y + r) + 1), max(0, int(x - r)):max(0, int(x + r) + 1)] = False
     square = square[table]
-    if square.shape[0] < 0.25 * table.size:
+    if square.shape[0] < TABLE_LEFT * table.size:
         return None
     light = (square ** (EDGE_POWER / 2)).mean(0, dtype=np.float64) ** (1 / EDGE_POWER)
     if light.min() < TABLE_EDGES:
@@ -193,9 +196,9 @@ def throw_colours(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: 
     again. A die unsure at first takes its relit reading when that is sure. Relighting
     misleads too (a muted blue on green felt), so it may settle a throw but never gives a
     die another colour than a sure first reading did: once it has settled a die, every die
-    read surely at first must also be read surely and alike relit, or it becomes unsure
-    (a blue die whose box leans onto its red side face reads red at first, and relit
-    hardly either way: the reading is held, not scored)."""
+    read surely at first must also be read surely and alike relit, or it keeps its colour
+    at a confidence of at most 0.5 (a blue die whose box leans onto its red side face
+    reads red surely at first, and relit its blue top votes too: the reading is held)."""
     first = _throw(frame, dice, min_confidence)
     if all(conf >= min_confidence for _, conf in first):
         return first

@@ -116,10 +116,12 @@ def export_width(path: str) -> float:
 
 
 def widened(net: FaceNet, times: int, seed: int = 0) -> FaceNet:
-    """A folded FaceNet `times` as wide that computes what `net` does (net2net): each
-    convolution's channels repeated, the next layer's weights over them divided among the
-    copies, and a 1% jitter on the copies so they can learn apart. Training a wider net
-    from a trained one starts where it stands instead of from scratch."""
+    """A folded FaceNet `times` as wide that computes about what `net` does (net2net):
+    each convolution's channels repeated, the next layer's weights over them divided among
+    the copies, then every convolution weight jittered by 1% (fixed seed) so the copies
+    can learn apart (outputs move by about 0.1%). Training a wider net from a trained one
+    starts where it stands instead of from scratch. Widths must be multiples of 0.25
+    (export_width reads them back from the first layer's 16 x width channels)."""
     old = [m for m in net.body.modules() if isinstance(m, nn.Conv2d)]
     width = old[0].out_channels / 16 * times
     wide = FaceNet(width, folded=True)
