@@ -363,7 +363,8 @@ def main():
     ap.add_argument("--from-onnx", help="go on training this exported model instead of starting afresh")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (lower with --from-onnx)")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--width", type=float, default=1.0, help="channel multiplier of the net")
+    ap.add_argument("--width", type=float, default=None,
+                    help="channel multiplier of the net (default 1, or the --from-onnx export's own)")
     ap.add_argument("--invert", type=float, default=0.25, help="share of real crops shown brightness-inverted")
     ap.add_argument("--low-res", type=float, default=0.0,
                     help="share of photographed and pasted crops shown as a die 11-30 px across (see low_res)")
@@ -425,13 +426,13 @@ def main():
     if args.from_onnx:
         had = export_width(args.from_onnx)
         net = FaceNet(had, folded=True).load_onnx(args.from_onnx)
-        if args.width != had:  # --width 2 from a width-1 export: the same net, widened
+        if args.width is not None and args.width != had:  # --width 2 from a width-1 export: widened
             times = args.width / had
             if times != int(times) or times < 1:
                 raise SystemExit(f"--width {args.width} is no whole multiple of the export's width {had}")
             net = widened(net, int(times))
     else:
-        net = FaceNet(args.width)
+        net = FaceNet(args.width or 1.0)
     device = torch.device(args.device)
     net.to(device)
     bs = args.batch
