@@ -23,7 +23,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
-from hardware.vision.detect import Candidate
+from hardware.vision.detect import Candidate, shrink
 
 MIDDLE = 0.25  # half-width of the square looked at, in die sizes
 CLEAR = 0.03  # (red - blue) / (red + blue) from which a pixel starts to vote ...
@@ -165,8 +165,7 @@ def light_gains(frame: np.ndarray, dice: Sequence[Candidate] = ()) -> np.ndarray
     (a plain cloth), or the estimate is no light's colour (see OFF_LIGHTS)."""
     h, w = frame.shape[:2]
     scale = min(1.0, EDGE_WIDTH / w)
-    small = frame if scale == 1.0 else cv2.resize(frame, (EDGE_WIDTH, max(1, round(h * scale))),
-                                                  interpolation=cv2.INTER_AREA)
+    small = frame if scale == 1.0 else shrink(frame, EDGE_WIDTH, max(1, round(h * scale)))
     small = cv2.GaussianBlur(small.astype(np.float32), (0, 0), EDGE_BLUR)
     gx = cv2.Sobel(small, cv2.CV_32F, 1, 0)
     gy = cv2.Sobel(small, cv2.CV_32F, 0, 1)
