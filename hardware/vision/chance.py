@@ -59,9 +59,7 @@ OFF_LIGHTS = 0.4
 def _middle(frame: np.ndarray, die: Candidate, gains: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each pixel of the die's middle: (red - blue) / (red + blue), and how much its vote
     counts; with `gains` (B, G, R), the pixels are multiplied by them first."""
-    r = max(2, int(die.size * MIDDLE))
-    x, y = int(die.cx), int(die.cy)
-    patch = frame[max(0, y - r):y + r, max(0, x - r):x + r].reshape(-1, 3).astype(np.float32)
+    patch = die.middle(frame, MIDDLE, least=2).reshape(-1, 3).astype(np.float32)
     if gains is not None:
         patch = patch * gains
     blue, red = patch[:, 0], patch[:, 2]

@@ -38,6 +38,13 @@ class Candidate:
         return (max(0, int(round(self.cx - r))), max(0, int(round(self.cy - r))),
                 min(w - 1, int(round(self.cx + r))), min(h - 1, int(round(self.cy + r))))
 
+    def middle(self, frame: np.ndarray, half: float, least: int = 1) -> np.ndarray:
+        """The square of `frame` around the centre reaching `half` die sizes each way (at
+        least `least` pixels), cut at the frame's edges: where a die's top face is."""
+        r = max(least, int(self.size * half))
+        x, y = int(self.cx), int(self.cy)
+        return frame[max(0, y - r):y + r, max(0, x - r):x + r]
+
 
 def standardise(img: np.ndarray, stats: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Per-channel zero mean, unit spread, as CHW float32 (the centre model was trained so).

@@ -52,8 +52,7 @@ def _colours(frame: np.ndarray, dice: Sequence[Candidate]) -> np.ndarray:
     """(N, 3) the median CIELAB colour (L, a, b in 0..100, -128..127) of each die's middle."""
     out = np.zeros((len(dice), 3), np.float32)
     for i, d in enumerate(dice):
-        r = max(1, int(d.size * MIDDLE))
-        patch = frame[max(0, int(d.cy) - r):int(d.cy) + r, max(0, int(d.cx) - r):int(d.cx) + r]
+        patch = d.middle(frame, MIDDLE)
         if patch.size:
             lab = cv2.cvtColor(patch.astype(np.float32) / 255, cv2.COLOR_BGR2Lab).reshape(-1, 3)
             out[i] = np.median(lab, axis=0)
