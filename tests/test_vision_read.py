@@ -254,6 +254,26 @@ def test_dice_closer_than_dice_can_lie_flag_the_read_even_when_one_is_small():
     assert doubt(big, Candidate(345 + 40, 331 + 20, 30, 0.9)) == ""  # a smaller die touching it
 
 
+def test_a_die_far_bigger_or_smaller_than_its_throw_flags_the_read():
+    from hardware.vision.detect import Candidate
+    from hardware.vision import doubt as doubts
+
+    def doubt(*dice, sure=()):
+        return doubts.doubt(list(dice), [5] * len(dice), [0.99 if i in sure else 0.9 for i in range(len(dice))],
+                            [], 0.8) or ""
+
+    die = Candidate(440, 320, 34, 0.9)
+    # half a Catan board found as one die beside the real one, both read surely (epanemu dice_361)
+    board = Candidate(225, 331, 337, 0.5)
+    assert "bigger or smaller" in doubt(die, board)
+    assert "(225,331)" in doubt(die, board, sure=[0])  # of two, the one read less surely is named
+    assert "(440,320)" in doubt(die, board, sure=[1])
+    assert "(225,331)" in doubt(die, Candidate(100, 100, 30, 0.9), Candidate(200, 100, 32, 0.9), board)
+    assert "(600,100)" in doubt(die, Candidate(100, 100, 36, 0.9), Candidate(600, 100, 10, 0.9))  # a speck
+    # perspective: a near die over twice a far one's size is still a die of the throw
+    assert doubt(die, Candidate(100, 100, 34 * 2.5, 0.9)) == ""
+    assert doubt(die, Candidate(100, 100, 30, 0.9), Candidate(200, 100, 70, 0.9)) == ""
+
 def test_cli_reads_as_a_game_would_with_the_count_in_play(tmp_path, capsys):
     path, _, truth = FIXTURE_PHOTOS[0].values
     args = SimpleNamespace(images=[str(path)], dice="pips", profile=None, annotate=None, roi=None, config=None,

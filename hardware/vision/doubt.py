@@ -12,6 +12,10 @@ MAX_DICE = 40
 # Dice smaller than this many pixels of the frame itself are too few pixels to read pips
 # from, and often missed when they touch: the reading is flagged (bring the camera lower).
 MIN_DIE_PX = 10.0
+# Dice of one throw are one size, give or take the camera's perspective: a die found at
+# more than this factor of the others' median size (or less than its inverse) is some
+# other thing (a board found whole, a number token, a pip found as a die).
+UNLIKE_SIZE = 3.0
 
 
 def _where(c: Candidate) -> str:
@@ -28,6 +32,17 @@ def _overlapping(dice: Sequence[Candidate]) -> tuple[Candidate, Candidate] | Non
             if apart < 0.55 * min(a.size, b.size) or apart < 0.5 * max(a.size, b.size):
                 return a, b
     return None
+
+
+def _unlike(dice: Sequence[Candidate], confidences: Sequence[float]) -> Candidate | None:
+    """A die whose size is unlike the rest of its throw's (UNLIKE_SIZE); of two, the one read
+    less surely (with two dice, either may be the odd one)."""
+    odd = []
+    for i, c in enumerate(dice):
+        others = [d.size for j, d in enumerate(dice) if j != i]
+        if others and not 1 / UNLIKE_SIZE <= c.size / float(np.median(others)) <= UNLIKE_SIZE:
+            odd.append((confidences[i], i))
+    return dice[min(odd)[1]] if odd else None
 
 
 def doubt(kept, values, confidences, doubtful, min_confidence, untaught=(), occluded=False) -> str | None:
@@ -62,6 +77,10 @@ def doubt(kept, values, confidences, doubtful, min_confidence, untaught=(), occl
         if conf < min_confidence:
             return f"die at {_where(c)} is unclear (maybe {v}): please check it"
         break
+    odd = _unlike(kept, confidences)
+    if odd is not None:
+        return (f"the die at {_where(odd)} is far bigger or smaller than the others: is it a die? "
+                "please check")
     if doubtful:
         return f"something at {_where(doubtful[0])} may be a die I cannot read: please check"
     return None
