@@ -381,7 +381,8 @@ def test_a_die_found_by_its_top_face_alone_is_read_whole_when_the_count_is_short
 
 
 def test_a_die_already_read_keeps_its_box_when_another_is_read_whole(monkeypatch):
-    """Two dice in play: one read (not surely, 0.80), and one found by its top face alone.
+    """Two dice in play: one read barely surely (0.86: a pip die needs 0.85 of the face
+    model, reader.PIP_DOUBT), and one found by its top face alone.
     Only the second is read whole: the first keeps its box and value, whatever its grown
     views would say (its side faces)."""
     from hardware.vision import reader
@@ -394,7 +395,7 @@ def test_a_die_already_read_keeps_its_box_when_another_is_read_whole(monkeypatch
         out = []
         for c in cands:
             if c.size == 40:
-                out.append(_p(three=0.8, none=0.2) if c.cx == read.cx else _p(none=0.9, four=0.1))
+                out.append(_p(three=0.86, none=0.14) if c.cx == read.cx else _p(none=0.9, four=0.1))
             else:  # grown views: sure dice, a two for the read one
                 out.append(_p(two=0.97, none=0.03) if c.cx == read.cx else _p(four=0.97, none=0.03))
         return np.array(out)
@@ -597,3 +598,18 @@ def test_a_chance_cube_boxed_with_its_neighbour_is_read_at_the_throw_s_size(monk
     reading = read_dice(frame, "chance", expect=3)
     assert reading.values == ("red", "red", "blue") and not reading.flagged, reading.reason
     assert reading.dice[2].box == (295, 180, 335, 220)
+
+
+@pytest.mark.parametrize("p, held", [(0.83, True), (0.87, False)])
+def test_a_pip_die_needs_more_than_min_confidence_from_the_face_model(monkeypatch, p, held):
+    """A pip reading's doubt counts 4/3 as much (reader.PIP_DOUBT): at min_confidence 0.80 a
+    die the face model gives 0.83 holds the reveal, one at 0.87 passes at about 0.83."""
+    from hardware.vision.detect import Candidate
+
+    sure, other = Candidate(100, 100, 40, 0.9), Candidate(200, 100, 40, 0.9)
+    _a_table_of(monkeypatch, {sure: _p(four=0.99, none=0.01), other: _p(two=p, three=0.99 - p, none=0.01)})
+    reading = read_dice(np.full((300, 300, 3), 90, np.uint8), "pips", expect=2, min_confidence=0.8)
+    assert reading.values == (4, 2)
+    assert reading.flagged == held, reading.reason
+    assert 0.8 <= reading.dice[1].confidence < p or held
+    assert reading.dice[0].confidence > 0.98

@@ -29,6 +29,10 @@ KEEP_DIE = 0.5  # face-model belief that a die is centred there
 DOUBT_SCORE = 0.30  # below KEEP but above these: something die-like we cannot confirm
 DOUBT_DIE = 0.25
 PIP_BLANK = 0.5  # see pip_value
+# A pip reading's doubt (1 - p) counts this much more: the face model's p overstates how
+# often it is right on cameras and light it never saw (its wrong reads there cluster at
+# p 0.80-0.90; docs/decisions.md), so a pip die needs p 0.85 to pass min_confidence 0.80.
+PIP_DOUBT = 4 / 3
 ODD_SIZE = 1.3  # a die read unsurely this far from the sure dice's size is read again at theirs (_at_throw_size)
 MIN_FRAME_SIDE = 16  # pixels; a smaller picture cannot show a die
 
@@ -201,7 +205,7 @@ def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_c
         return kept, probs, values, confidences
     again = [Candidate(kept[i].cx, kept[i].cy, size, kept[i].score) for i in odd]
     t0 = time.perf_counter()
-    read = face_probabilities(frame, again, min_confidence)
+    read = face_probabilities(frame, again, _face_level(dice, min_confidence))
     t0 = _timed(timings, "faces", t0)
     by_die = {i: (c, p) for i, c, p in zip(odd, again, read)}
 
@@ -270,7 +274,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     memo: dict = {}
     # Without the count, nothing says when to look harder: look at every level at once.
     first = FIRST_LOOK if expect is not None or die_px else HARDER[0]
-    kept, probs, doubtful = find_dice(frame, roi, timings, min_confidence, die_px, first, pips,
+    level = _face_level(dice, min_confidence)
+    kept, probs, doubtful = find_dice(frame, roi, timings, level, die_px, first, pips,
                                       memo if die_px is None else None)
     t0 = time.perf_counter()
     kept, probs, values, confidences = _settled(frame, kept, probs, dice, profile, min_confidence, expect)
@@ -284,7 +289,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 # it finds no die that was missed; and a chance or spike die's value is
                 # read from its box, which must then be the die's own, not grown
                 break
-            again, again_p, again_doubtful = find_dice(frame, roi, timings, min_confidence, None, look, pips, memo)
+            again, again_p, again_doubtful = find_dice(frame, roi, timings, level, None, look, pips, memo)
             t0 = time.perf_counter()
             other = _settled(frame, again, again_p, dice, profile, min_confidence, expect)
             valued += time.perf_counter() - t0
@@ -350,6 +355,12 @@ def pip_value(p: np.ndarray) -> tuple[int, float]:
     return v, float(p[v]) if blank >= PIP_BLANK else float(p[v]) / (1.0 - blank)
 
 
+def _face_level(dice: str, min_confidence: float) -> float:
+    """The face models' probability a die's reading needs to pass `min_confidence`: a pip
+    die's is higher (PIP_DOUBT), and the models look again at, and settle, what is under it."""
+    return 1.0 - (1.0 - min_confidence) / PIP_DOUBT if dice == "pips" else min_confidence
+
+
 def _values(frame, kept, probs, dice, profile, min_confidence):
     values: list = []
     confidences: list[float] = []
@@ -360,7 +371,7 @@ def _values(frame, kept, probs, dice, profile, min_confidence):
         if dice == "pips":
             v, conf = pip_value(p)
             values.append(v)
-            confidences.append(conf)
+            confidences.append(max(0.0, 1.0 - (1.0 - conf) * PIP_DOUBT))
         elif dice == "chance":
             v, margin = next(colours)
             values.append(v)
