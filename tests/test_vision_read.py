@@ -613,3 +613,24 @@ def test_a_pip_die_needs_more_than_min_confidence_from_the_face_model(monkeypatc
     assert reading.flagged == held, reading.reason
     assert 0.8 <= reading.dice[1].confidence < p or held
     assert reading.dice[0].confidence > 0.98
+
+
+@pytest.mark.parametrize("dice, level", [("pips", 0.85), ("chance", 0.80)])
+def test_the_face_models_look_again_up_to_the_level_a_die_needs(monkeypatch, dice, level):
+    """The face models' second look and second opinion work on what is under the
+    probability a die needs: 0.85 for a pip die at min_confidence 0.80 (reader.PIP_DOUBT),
+    0.80 for the kinds whose reading weighs other things."""
+    from hardware.vision import reader
+    from hardware.vision.detect import Candidate
+
+    die = Candidate(100, 100, 40, 0.9)
+    asked = []
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [die])
+
+    def faces(frame, cands, second_look):
+        asked.append(second_look)
+        return np.array([_p(four=0.99, none=0.01) for _ in cands])
+
+    monkeypatch.setattr(reader, "face_probabilities", faces)
+    read_dice(np.full((300, 300, 3), 90, np.uint8), dice, expect=1, min_confidence=0.8)
+    assert asked and all(abs(a - level) < 1e-9 for a in asked), asked
