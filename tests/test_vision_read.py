@@ -263,7 +263,7 @@ def test_a_die_far_bigger_or_smaller_than_its_throw_flags_the_read():
                             [], 0.8) or ""
 
     die = Candidate(440, 320, 34, 0.9)
-    # half a Catan board found as one die beside the real one, both read surely (epanemu dice_361)
+    # half a Catan board found as one die beside the real one, read 5 at 0.845 (epanemu dice_361)
     board = Candidate(225, 331, 337, 0.5)
     assert "bigger or smaller" in doubt(die, board)
     assert "(225,331)" in doubt(die, board, sure=[0])  # of two, the one read less surely is named
@@ -273,6 +273,7 @@ def test_a_die_far_bigger_or_smaller_than_its_throw_flags_the_read():
     # perspective: a near die over twice a far one's size is still a die of the throw
     assert doubt(die, Candidate(100, 100, 34 * 2.5, 0.9)) == ""
     assert doubt(die, Candidate(100, 100, 30, 0.9), Candidate(200, 100, 70, 0.9)) == ""
+
 
 def test_cli_reads_as_a_game_would_with_the_count_in_play(tmp_path, capsys):
     path, _, truth = FIXTURE_PHOTOS[0].values
@@ -623,14 +624,19 @@ def test_the_face_models_look_again_up_to_the_level_a_die_needs(monkeypatch, dic
     from hardware.vision import reader
     from hardware.vision.detect import Candidate
 
-    die = Candidate(100, 100, 40, 0.9)
+    # a sure die, and one boxed twice its size and read unsurely: read again at the throw's size
+    die, big = Candidate(100, 100, 40, 0.9), Candidate(200, 100, 80, 0.9)
     asked = []
-    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [die])
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [die, big])
 
     def faces(frame, cands, second_look):
-        asked.append(second_look)
-        return np.array([_p(four=0.99, none=0.01) for _ in cands])
+        asked.append((len(cands), second_look))
+        return np.array([_p(two=0.6, four=0.3, none=0.1) if c.size == 80 else _p(four=0.99, none=0.01)
+                         for c in cands])
 
     monkeypatch.setattr(reader, "face_probabilities", faces)
-    read_dice(np.full((300, 300, 3), 90, np.uint8), dice, expect=1, min_confidence=0.8)
-    assert asked and all(abs(a - level) < 1e-9 for a in asked), asked
+    monkeypatch.setattr(reader.chance, "throw_colours",  # the big one's colour unsure too
+                        lambda frame, dice, least: [(1, 0.99 if c.size < 80 else 0.6) for c in dice])
+    read_dice(np.full((300, 300, 3), 90, np.uint8), dice, expect=2, min_confidence=0.8)
+    assert 1 in [n for n, _ in asked]  # the big one read at the throw's size (reader._at_throw_size)
+    assert all(abs(a - level) < 1e-9 for _, a in asked), asked

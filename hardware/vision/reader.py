@@ -30,8 +30,8 @@ DOUBT_SCORE = 0.30  # below KEEP but above these: something die-like we cannot c
 DOUBT_DIE = 0.25
 PIP_BLANK = 0.5  # see pip_value
 # A pip reading's doubt (1 - p) counts this much more: the face model's p overstates how
-# often it is right on cameras and light it never saw (its wrong reads there cluster at
-# p 0.80-0.90; docs/decisions.md), so a pip die needs p 0.85 to pass min_confidence 0.80.
+# often it is right on cameras and light it never saw (docs/decisions.md), so a pip die
+# needs p 0.85 to pass min_confidence 0.80.
 PIP_DOUBT = 4 / 3
 ODD_SIZE = 1.3  # a die read unsurely this far from the sure dice's size is read again at theirs (_at_throw_size)
 MIN_FRAME_SIDE = 16  # pixels; a smaller picture cannot show a die

@@ -5,7 +5,7 @@
 #
 #   scripts/vision/lent_machine.sh prepare   # here: copy the training split to .lab/ (~50 MB)
 #   OUT=/some/dir MINUTES=5 scripts/vision/lent_machine.sh run   # there, with .lab carried
-#   OUT=/some/dir MINUTES=6.5 FROM_WIDE=.lab/wide.onnx scripts/vision/lent_machine.sh wide   # the face model
+#   OUT=/some/dir MINUTES=5 FROM_WIDE=.lab/wide.onnx scripts/vision/lent_machine.sh wide   # the face model
 #   (DEVICE=cpu SYNTH=200 OBLIQUE=200 MINUTES=0.2: a quick try of the script here)
 #
 # `prepare` copies only what training reads: the training split of byler, matteop and
@@ -44,9 +44,10 @@ names = json.loads((tomi / "manifest.json").read_text())
 for e in random.Random(3).sample(names, 600):  # load_sprites' own pick (limit_tomi, seed)
     shutil.copy(tomi / e["image"], to / e["image"])
 EOF
-    # the width-1 face model the `run` jobs train on (shipped as die_faces.onnx until the
-    # ninth session of 2026-11-26, when the width-2 model took its place)
-    git show 8a607ea:hardware/vision/models/die_faces.onnx > "$LAB/die_faces_w1.onnx"
+    # the width-1 face model the `run` jobs train on (die_faces.onnx until the width-2 model)
+    git show 8a607ea:hardware/vision/models/die_faces.onnx > "$LAB/die_faces_w1.onnx.part" ||
+        { rm -f "$LAB/die_faces_w1.onnx.part"; echo "prepare needs the git history (commit 8a607ea)" >&2; exit 1; }
+    mv "$LAB/die_faces_w1.onnx.part" "$LAB/die_faces_w1.onnx"
     grep -qx '/.lab/' .git/info/exclude 2>/dev/null || { mkdir -p .git/info; echo /.lab/ >> .git/info/exclude; }
     du -sh "$LAB"
     exit 0
@@ -54,6 +55,8 @@ fi
 
 [ "${1:-}" = run ] || [ "${1:-}" = wide ] || { echo "usage: $0 prepare|run|wide" >&2; exit 2; }
 : "${OUT:?set OUT to the folder the models go to}"
+W1=$LAB/die_faces_w1.onnx  # the width-1 face model the `run` jobs start from, written by `prepare`
+[ "$1" = wide ] || [ -f "$W1" ] || { echo "$W1 is missing: run $0 prepare first" >&2; exit 2; }
 PY=${PYTHON:-python3} MINUTES=${MINUTES:-5} DEVICE=${DEVICE:-cuda} SYNTH=${SYNTH:-20000} OBLIQUE=${OBLIQUE:-40000}
 export COMPANION_DATASETS="$PWD/$LAB/datasets" PYTHONUNBUFFERED=1
 "$PY" -c "import torch, cv2, onnx; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'cv2', cv2.__version__)"
@@ -63,19 +66,20 @@ SPRITES=/tmp/sprites.pkl
 print(len(paste_scenes.load_sprites(cache=Path('$SPRITES'))), 'sprites')"
 
 if [ "$1" = wide ]; then
-    # The shipped face model (ninth session): FROM_WIDE, the width-2 export of the CPU run
-    # in docs/vision.md, trained on with the second model's kinds of crops and the common
-    # dice. At most 8 files come back from a lent machine: write only the model and its log.
+    # The face model: FROM_WIDE, the width-2 export of the CPU run in docs/vision.md,
+    # trained on with the second model's kinds of crops and the common dice. At most 8
+    # files come back from a lent machine: write only the model and its log.
     : "${FROM_WIDE:?set FROM_WIDE to the width-2 export to go on from (carried in .lab)}"
     W=(scripts/vision/train_faces.py --device "$DEVICE" --no-held-out --minutes "$MINUTES" --batch 256
        --per-epoch 102400 --upright 15 --synth "$SYNTH" --synth-share 0.2 --oblique "$OBLIQUE" --oblique-share 0.4
        --sprites-cache "$SPRITES" --pools /tmp/pools --oblique-real 0.3 --oblique-boards 0.15 --oblique-common 0.5
        --low-res 0.4)
     "$PY" "${W[@]}" --workers 16 --pools-only
+    status=0
     "$PY" "${W[@]}" --workers "${WORKERS:-4}" --width 2 --from-onnx "$FROM_WIDE" --lr 3e-4 --seed 21 \
-        --out "$OUT/faces_wide.onnx" > "$OUT/faces_wide.log" 2>&1
+        --out "$OUT/faces_wide.onnx" > "$OUT/faces_wide.log" 2>&1 || status=$?
     grep -v Warning "$OUT/faces_wide.log" | tail -n 3
-    exit 0
+    exit $status
 fi
 
 F=(scripts/vision/train_faces.py --device "$DEVICE" --no-held-out --minutes "$MINUTES" --batch 256 --per-epoch 102400
@@ -89,12 +93,11 @@ REAL=(--oblique-real 0.3 --oblique-boards 0.15)
 # model trained on with and without photographed top faces on the oblique dice, and width 2
 # from scratch; and, given FROM_W2 (an earlier width-2 export), that one trained on
 LOW=(--low-res 0.4)
-SHIPPED=$LAB/die_faces_w1.onnx  # written by `prepare`
 pids=()
-"$PY" "${F[@]}" "${LOW[@]}" --from-onnx "$SHIPPED" --lr 3e-4 --workers 4 --out "$OUT/faces_low.onnx" \
+"$PY" "${F[@]}" "${LOW[@]}" --from-onnx "$W1" --lr 3e-4 --workers 4 --out "$OUT/faces_low.onnx" \
     > "$OUT/faces_low.log" 2>&1 &
 pids+=($!)
-"$PY" "${F[@]}" "${REAL[@]}" "${LOW[@]}" --from-onnx "$SHIPPED" --lr 3e-4 --workers 4 --out "$OUT/faces_low_real.onnx" \
+"$PY" "${F[@]}" "${REAL[@]}" "${LOW[@]}" --from-onnx "$W1" --lr 3e-4 --workers 4 --out "$OUT/faces_low_real.onnx" \
     > "$OUT/faces_low_real.log" 2>&1 &
 pids+=($!)
 "$PY" "${F[@]}" "${REAL[@]}" "${LOW[@]}" --width 2 --workers 4 --out "$OUT/faces_w2_low.onnx" > "$OUT/faces_w2_low.log" 2>&1 &
