@@ -355,9 +355,15 @@ def pip_value(p: np.ndarray) -> tuple[int, float]:
     return v, float(p[v]) if blank >= PIP_BLANK else float(p[v]) / (1.0 - blank)
 
 
+def _pip_confidence(p: float) -> float:
+    """A pip die's confidence from the face models' probability: its doubt counted PIP_DOUBT
+    times (at least 0)."""
+    return max(0.0, 1.0 - (1.0 - p) * PIP_DOUBT)
+
+
 def _face_level(dice: str, min_confidence: float) -> float:
-    """The face models' probability a die's reading needs to pass `min_confidence`: a pip
-    die's is higher (PIP_DOUBT), and the models look again at, and settle, what is under it."""
+    """The face models' probability a die's reading needs to pass `min_confidence` (for a
+    pip die, _pip_confidence's inverse): the models look again at, and settle, what is under it."""
     return 1.0 - (1.0 - min_confidence) / PIP_DOUBT if dice == "pips" else min_confidence
 
 
@@ -371,7 +377,7 @@ def _values(frame, kept, probs, dice, profile, min_confidence):
         if dice == "pips":
             v, conf = pip_value(p)
             values.append(v)
-            confidences.append(max(0.0, 1.0 - (1.0 - conf) * PIP_DOUBT))
+            confidences.append(_pip_confidence(conf))
         elif dice == "chance":
             v, margin = next(colours)
             values.append(v)
