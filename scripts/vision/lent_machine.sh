@@ -65,15 +65,18 @@ SPRITES=/tmp/sprites.pkl
 "$PY" -c "import sys; from pathlib import Path; sys.path.insert(0, 'scripts/vision'); import paste_scenes; \
 print(len(paste_scenes.load_sprites(cache=Path('$SPRITES'))), 'sprites')"
 
+F=(scripts/vision/train_faces.py --device "$DEVICE" --no-held-out --minutes "$MINUTES" --batch 256 --per-epoch 102400
+   --upright 15 --synth "$SYNTH" --synth-share 0.2 --oblique "$OBLIQUE" --oblique-share 0.4 --sprites-cache "$SPRITES"
+   --pools /tmp/pools)
+REAL=(--oblique-real 0.3 --oblique-boards 0.15)
+LOW=(--low-res 0.4)
+
 if [ "$1" = wide ]; then
     # The face model: FROM_WIDE, the width-2 export of the CPU run in docs/vision.md,
     # trained on with the second model's kinds of crops and the common dice. At most 8
     # files come back from a lent machine: write only the model and its log.
     : "${FROM_WIDE:?set FROM_WIDE to the width-2 export to go on from (carried in .lab)}"
-    W=(scripts/vision/train_faces.py --device "$DEVICE" --no-held-out --minutes "$MINUTES" --batch 256
-       --per-epoch 102400 --upright 15 --synth "$SYNTH" --synth-share 0.2 --oblique "$OBLIQUE" --oblique-share 0.4
-       --sprites-cache "$SPRITES" --pools /tmp/pools --oblique-real 0.3 --oblique-boards 0.15 --oblique-common 0.5
-       --low-res 0.4)
+    W=("${F[@]}" "${REAL[@]}" --oblique-common 0.5 "${LOW[@]}")
     "$PY" "${W[@]}" --workers 16 --pools-only
     status=0
     "$PY" "${W[@]}" --workers "${WORKERS:-4}" --width 2 --from-onnx "$FROM_WIDE" --lr 3e-4 --seed 21 \
@@ -82,17 +85,12 @@ if [ "$1" = wide ]; then
     exit $status
 fi
 
-F=(scripts/vision/train_faces.py --device "$DEVICE" --no-held-out --minutes "$MINUTES" --batch 256 --per-epoch 102400
-   --upright 15 --synth "$SYNTH" --synth-share 0.2 --oblique "$OBLIQUE" --oblique-share 0.4 --sprites-cache "$SPRITES"
-   --pools /tmp/pools)
 # the face jobs' pools, drawn first with every core (drawn by each job at once, they took minutes)
-REAL=(--oblique-real 0.3 --oblique-boards 0.15)
 "$PY" "${F[@]}" "${REAL[@]}" --workers 16 --pools-only
 "$PY" "${F[@]}" --workers 16 --pools-only
 # faces, each with a share of photographed crops shown as far dice (--low-res): the width-1
 # model trained on with and without photographed top faces on the oblique dice, and width 2
 # from scratch; and, given FROM_W2 (an earlier width-2 export), that one trained on
-LOW=(--low-res 0.4)
 pids=()
 "$PY" "${F[@]}" "${LOW[@]}" --from-onnx "$W1" --lr 3e-4 --workers 4 --out "$OUT/faces_low.onnx" \
     > "$OUT/faces_low.log" 2>&1 &
