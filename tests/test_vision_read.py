@@ -534,6 +534,68 @@ def test_the_first_look_s_speck_is_culled_when_no_harder_look_does_better(monkey
     assert reading.values == (3,) and not reading.flagged, reading.reason
 
 
+@pytest.mark.parametrize("whole, values", [(0.97, (4,)), (0.05, ())])
+def test_a_big_die_found_as_its_parts_is_read_whole_when_the_count_is_short(monkeypatch, whole, values):
+    """One die in play, far bigger than the centre model learned: the finder gives three
+    of its parts (pips, a face), which the face model takes for no die, nor when grown.
+    Looking harder still, the parts lying together are read as one die, boxed around
+    them: a sure four is the die; read as no die, the count stays short."""
+    from hardware.vision import reader
+    from hardware.vision.detect import Candidate
+
+    parts = [Candidate(172, 185, 30, 0.6), Candidate(228, 178, 40, 0.5), Candidate(200, 225, 44, 0.45)]
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: list(parts))
+    monkeypatch.setattr(reader, "face_probabilities", lambda frame, cands, second_look: np.array(
+        [_p(four=whole, none=1 - whole) if c.size > 90 else _p(none=0.9, four=0.1) for c in cands]).reshape(-1, 8))
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=1)
+    assert reading.values == values and reading.flagged == (not values), reading.reason
+    if values:  # the box around the parts: x 157..248, y 158..247
+        assert reading.dice[0].box == (157, 157, 248, 248)
+    else:
+        assert "0 dice found, the game waits for 1" in reading.reason
+
+
+def test_a_die_grown_from_two_of_its_parts_is_counted_once(monkeypatch):
+    """One die in play, seen at an angle: the finder gives its top face and, beside it, a
+    pip of it, neither read as a die. Read whole, both grow to about the die, each read
+    surely; one die at one place is counted once, the surer read: a four, not held."""
+    from hardware.vision import reader
+    from hardware.vision.detect import Candidate
+
+    top, pip = Candidate(200, 200, 40, 0.7), Candidate(205, 195, 26, 0.6)
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [top, pip])
+
+    def faces(frame, cands, second_look):  # the pip grown reads a little less surely: a part of the die
+        return np.array([_p(four=0.97, none=0.03) if c.size > 60 else _p(four=0.9, none=0.1) if c.size > 40
+                         else _p(none=0.9, four=0.1) for c in cands]).reshape(-1, 8)
+
+    monkeypatch.setattr(reader, "face_probabilities", faces)
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=1)
+    assert reading.values == (4,) and not reading.flagged, reading.reason
+    assert reading.dice[0].box == (164, 164, 236, 236)  # the top face grown: the whole die
+
+
+@pytest.mark.parametrize("speck, flagged", [(13, False), (40, True)])
+def test_specks_of_another_size_go_when_a_die_of_the_count_s_size_is_found(monkeypatch, speck, flagged):
+    """One die in play, found whole (110 px), and two specks of the speckled table read
+    surely as twos. Dice of one throw are one size: things over three times smaller are
+    not of it, and the die alone makes the count, so they go. Things within three times
+    its size stay, and the count holds the read."""
+    from hardware.vision.detect import Candidate
+
+    _a_table_of(monkeypatch, {
+        Candidate(200, 200, 110, 0.8): _p(six=0.97, none=0.03),
+        Candidate(60, 350, speck, 0.5): _p(two=0.95, none=0.05),
+        Candidate(340, 60, speck, 0.5): _p(two=0.95, none=0.05),
+    })
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=1)
+    assert reading.flagged == flagged, reading.reason
+    if flagged:
+        assert "3 dice found, the game waits for 1" in reading.reason
+    else:
+        assert reading.values == (6,)
+
+
 @pytest.mark.parametrize("boxed, again, flagged", [(80, _p(five=0.96, none=0.04), False),
                                                     (80, _p(five=0.5, two=0.46, none=0.04), True),
                                                     (24, _p(five=0.96, none=0.04), False)])

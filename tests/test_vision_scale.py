@@ -15,7 +15,7 @@ import pytest
 
 from hardware.vision import read_dice
 from hardware.vision.config import VisionConfig, VisionConfigError
-from hardware.vision.detect import LEVEL_TARGET, WORK_SIDE, level_scales
+from hardware.vision.detect import LEVEL_TARGET, WORK_SIDE, Candidate, distinct, level_scales, whole_of_groups
 from hardware.vision.reader import spike_lesson
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -42,6 +42,22 @@ def test_a_level_never_enlarges_a_frame_beyond_the_working_size():
 def test_a_calibrated_die_size_gives_one_level_at_the_target_size():
     (scale,) = level_scales(1280, die_px=88.0)
     assert scale * 88.0 == pytest.approx(LEVEL_TARGET)
+
+
+def test_candidates_lying_together_are_boxed_as_one_die_and_lone_ones_are_not():
+    """Parts of one big die (chained: each near the next) give one box around them all,
+    scored as the surest part; a candidate far from every other gives none."""
+    parts = [Candidate(100, 100, 20, 0.5), Candidate(125, 100, 20, 0.7), Candidate(150, 110, 30, 0.4)]
+    lone = Candidate(300, 300, 20, 0.9)
+    (whole,) = whole_of_groups(parts + [lone])
+    assert (whole.cx, whole.cy, whole.size, whole.score) == (127.5, 107.5, 75.0, 0.7)  # x 90..165, y 90..125
+    assert whole_of_groups([lone, Candidate(30, 30, 20, 0.9)]) == []
+
+
+def test_of_two_candidates_for_one_die_the_surer_stays_in_its_place():
+    a, b, other = Candidate(100, 100, 40, 0.5), Candidate(104, 98, 44, 0.9), Candidate(200, 100, 40, 0.5)
+    sureness = {a: 0.95, b: 0.6, other: 0.3}
+    assert distinct([other, b, a], sureness.get) == [other, a]
 
 
 def test_the_same_dice_read_alike_at_half_and_at_twice_the_size():

@@ -11,6 +11,7 @@ by the face model and the scene checks in reader.py, throw.py and doubt.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -111,6 +112,7 @@ LEVEL_BAND = (12.0, 44.0)
 LEVEL_TARGET = 22.0  # a calibrated die is read at this size
 MIN_LEVEL_SIDE = 64  # a level smaller than this on its long side shows nothing
 NESTED = 1.6  # a candidate this much bigger than one inside it holds it (a pip, or a cluster)
+GROUP_NEAR = 0.75  # candidates whose centres lie nearer than this times their sizes added are one group
 
 
 def level_scales(long_side: int, die_px: float | None = None, finest: bool = False) -> tuple[float, ...]:
@@ -186,3 +188,41 @@ def inside(small: Candidate, big: Candidate) -> bool:
     """`small` lies in `big`'s top face and is much smaller: a mark of it, or one of dice
     that `big` wrongly takes together."""
     return big.size >= NESTED * small.size and np.hypot(small.cx - big.cx, small.cy - big.cy) < 0.5 * big.size
+
+
+def whole_of_groups(cands: Sequence[Candidate]) -> list[Candidate]:
+    """For each group of two or more candidates lying together (centres nearer than
+    GROUP_NEAR times their sizes added, one to the next), one candidate boxing the group
+    (scored as its surest): a die much bigger than the centre model learned is found as its
+    parts, its pips and faces, and this is the die whole. The face model tells which it is."""
+    top = list(range(len(cands)))
+
+    def root(i: int) -> int:
+        while top[i] != i:
+            i = top[i]
+        return i
+
+    for a in range(len(cands)):
+        for b in range(a + 1, len(cands)):
+            c, d = cands[a], cands[b]
+            if np.hypot(c.cx - d.cx, c.cy - d.cy) < GROUP_NEAR * (c.size + d.size):
+                top[root(a)] = root(b)
+    groups: dict[int, list[Candidate]] = {}
+    for i, c in enumerate(cands):
+        groups.setdefault(root(i), []).append(c)
+    whole = []
+    for g in (g for g in groups.values() if len(g) > 1):
+        x0, y0 = min(c.cx - c.size / 2 for c in g), min(c.cy - c.size / 2 for c in g)
+        x1, y1 = max(c.cx + c.size / 2 for c in g), max(c.cy + c.size / 2 for c in g)
+        whole.append(Candidate((x0 + x1) / 2, (y0 + y1) / 2, max(x1 - x0, y1 - y0), max(c.score for c in g)))
+    return whole
+
+
+def distinct(cands: Sequence[Candidate], surer: Callable[[Candidate], float]) -> list[Candidate]:
+    """One candidate for each die: of candidates that are `same_die`, the one `surer` ranks
+    highest; the rest go, and those kept keep their order."""
+    kept: list[Candidate] = []
+    for c in sorted(cands, key=lambda c: -surer(c)):
+        if not any(same_die(c, k) for k in kept):
+            kept.append(c)
+    return [c for c in cands if c in kept]

@@ -7,15 +7,12 @@ from typing import Sequence
 import numpy as np
 
 from hardware.vision.detect import Candidate
+from hardware.vision.throw import UNLIKE_SIZE
 
 MAX_DICE = 40
 # Dice smaller than this many pixels of the frame itself are too few pixels to read pips
 # from, and often missed when they touch: the reading is flagged (bring the camera lower).
 MIN_DIE_PX = 10.0
-# Dice of one throw are one size, give or take the camera's perspective: a die found at
-# more than this factor of the others' median size (or less than its inverse) is some
-# other thing (a board found whole, a number token, a pip found as a die).
-UNLIKE_SIZE = 3.0
 
 
 def _where(c: Candidate) -> str:
@@ -35,7 +32,8 @@ def _overlapping(dice: Sequence[Candidate]) -> tuple[Candidate, Candidate] | Non
 
 
 def _unlike(dice: Sequence[Candidate], confidences: Sequence[float]) -> Candidate | None:
-    """A die whose size is unlike the rest of its throw's (UNLIKE_SIZE); of two, the one read
+    """A die whose size is unlike the rest of its throw's, over UNLIKE_SIZE times the others'
+    median or under its inverse (some other thing); of two, the one read
     less surely (with two dice, either may be the odd one)."""
     odd = []
     for i, c in enumerate(dice):

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from hardware.vision import chance, spike
-from hardware.vision.detect import Candidate, find_candidates, inside
+from hardware.vision.detect import Candidate, distinct, find_candidates, inside, whole_of_groups
 from hardware.vision.doubt import doubt
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.memory import TableMemory
@@ -21,7 +21,7 @@ from hardware.vision.reading import DieReading, Reading, UnreadableFrame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
 from hardware.vision.throw import (PART_DIE, beside, one_size, p_die, sure_die, surely_read, without_misfits,
-                                   without_parts, without_strays)
+                                   without_odd_sizes, without_parts, without_strays)
 
 DICE_KINDS = ("pips", "chance", "spike")
 KEEP_SCORE = 0.40  # centre-model peak needed to count a die
@@ -58,17 +58,20 @@ class Look:
     keep_score: float = KEEP_SCORE
     keep_die: float = KEEP_DIE
     grown: tuple[float, ...] = ()  # sizes at which each unsure candidate is also read whole
+    merged: bool = False  # each group of candidates lying together also read as one die
 
 
 FIRST_LOOK = Look()
 # When the dice found are not the count the game waits for: every level, then lower
 # cut-offs, then (pip dice, too few found) unsure candidates also read whole at GROWN
-# times their size (a die seen at an angle whose top face alone was found); the first look
+# times their size (a die seen at an angle whose top face alone was found), then also each
+# group of candidates lying together read as one die (a big die found as its parts); the first look
 # whose count, once the count's culls are made, is right is taken (and still flagged if
 # unsure), else the nearest. Without a count, the first of these is the only look.
 GROWN = (1.6, 2.0)
 HARDER = (Look(finest=True), Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35),
-          Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35, grown=GROWN))
+          Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35, grown=GROWN),
+          Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35, grown=GROWN, merged=True))
 
 
 def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_look: float = SECOND_LOOK,
@@ -88,6 +91,12 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     read.update(zip(new, face_probabilities(frame, new, second_look)))
     if look.grown:
         cands = _grown(frame, cands, read, look, second_look, pips)
+    if look.merged:
+        whole = [c for c in whole_of_groups(cands) if c not in read]
+        read.update(zip(whole, face_probabilities(frame, whole, second_look)))
+        cands = cands + whole
+    if look.grown or look.merged:  # a die grown or merged to where another already was
+        cands = distinct(cands, lambda c: float(read[c][1:].max()))
     cands = _unnested(cands, read, look.keep_die)
     probs = [read[c] for c in cands]
     _timed(timings, "faces", t0)
@@ -165,8 +174,8 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
 
 def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     """A look's dice after the count's culls: (dice, face probabilities, values,
-    confidences). When more are found than the count, parts of a die, misfits and strays
-    go (see each); the values are read only when the culls need them, else they are None
+    confidences). When more are found than the count, parts of a die, misfits, strays
+    and things of another size go (see each); the values are read only when the culls need them, else they are None
     (read once, for the look that is taken: a spike die's match is not cheap)."""
     if expect is None or len(kept) <= expect:
         return kept, probs, None, None
@@ -178,6 +187,8 @@ def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     kept, probs, values, confidences = without_misfits(kept, probs, values, confidences, expect, min_confidence)
     if len(kept) > expect:
         kept, probs, values, confidences = without_strays(kept, probs, values, confidences, expect, min_confidence)
+    if len(kept) > expect:
+        kept, probs, values, confidences = without_odd_sizes(kept, probs, values, confidences, expect)
     if dice == "chance" and len(kept) < found:
         # a chance cube's colour is read against the rest of its throw: without what went
         values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
@@ -249,7 +260,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     `expect`: how many dice the game waits for. The first look is then a quick one (the
     pyramid short of the frame's own pixels); when it finds another number, the reader
     looks again harder (every level, then lower cut-offs, then on a pip table short of the
-    count, candidates read whole at GROWN times their size) and takes the first look that
+    count, candidates read whole at GROWN times their size, then groups of candidates read
+    as one die) and takes the first look that
     finds that many once the count's culls are made (`_settled`); when none does, the
     reading is flagged with both counts. With the count found, a die boxed at another
     size than the sure ones is read again at theirs (`_at_throw_size`). Without `expect`,

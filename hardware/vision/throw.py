@@ -18,6 +18,10 @@ PART_NEAR = 1.2
 PART_DIE = 0.8
 SURE_DIE = 0.85  # P(die) and the best class both this high: the face model is sure it sees a die
 ONE_SIZE = 2.0  # dice of one throw are within this factor of each other's size (see without_misfits)
+# Dice of one throw are one size, give or take the camera's perspective: things more than
+# this factor apart in size are not dice of one throw (a board found whole, a number token,
+# a pip or a speck of the table found as a die).
+UNLIKE_SIZE = 3.0
 
 
 def p_die(p: np.ndarray) -> float:
@@ -90,3 +94,20 @@ def without_strays(kept, probs, values, confidences, expect: int, min_confidence
 def beside(c: Candidate, dice: Sequence[Candidate]) -> bool:
     """Whether c lies within PART_NEAR die sizes of one of the dice."""
     return any(np.hypot(c.cx - d.cx, c.cy - d.cy) < PART_NEAR * d.size for d in dice)
+
+
+def without_odd_sizes(kept, probs, values, confidences, expect: int):
+    """When more dice are found than are in play and they fall into sizes more than
+    UNLIKE_SIZE apart (a die much bigger than the centre model learned, found whole, beside
+    specks of the table read as small dice; small dice beside a board's tile), and exactly
+    one of those sizes holds the count, each of one size (`one_size`), the others go."""
+    order = sorted(range(len(kept)), key=lambda i: kept[i].size)
+    groups = [[order[0]]] if order else []
+    for a, b in zip(order, order[1:]):
+        if kept[b].size > UNLIKE_SIZE * kept[a].size:
+            groups.append([])
+        groups[-1].append(b)
+    counted = [g for g in groups if len(g) == expect and one_size(kept, g)]
+    if len(groups) < 2 or len(counted) != 1:
+        return kept, probs, values, confidences
+    return _only(sorted(counted[0]), kept, probs, values, confidences)
