@@ -212,11 +212,25 @@ def sample_synth(pool, rng, upright: bool = False):
     f = f[:, :, list(rng.sample([0, 1, 2], 3))]
     if label != 7 and rng.random() < 0.3:
         f = 255 - f
-    return standardise_crop(np.clip(f, 0, 255)), label
+    return standardise_crop(stretched(np.clip(f, 0, 255), rng)), label
 
 
 INVERT = 0.5  # share of real crops shown with brightness inverted (set by --invert)
 LOW_RES = 0.0  # share of photographed and pasted crops shown as a far die would be (set by --low-res)
+STRETCH = 1.0  # the most a crop is made wider than tall, or taller than wide (set by --stretch)
+
+
+def stretched(f: np.ndarray, rng: random.Random) -> np.ndarray:
+    """Half the crops made up to STRETCH times wider than tall or taller than wide (their
+    area kept): a die is not square in every picture (seen at an angle its top face is
+    squashed; an exporter may stretch a whole photo to a square), and the models learned
+    from similarity-cut crops took a stretched die for another face."""
+    if STRETCH <= 1.0 or rng.random() < 0.5:
+        return f
+    a = math.exp(rng.uniform(-1, 1) * math.log(STRETCH) / 2)  # sqrt of the stretch, either way
+    side = f.shape[0]
+    m = np.array([[a, 0, (1 - a) * (side - 1) / 2], [0, 1 / a, (1 - 1 / a) * (side - 1) / 2]], np.float32)
+    return cv2.warpAffine(f, m, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
 
 
 def low_res(f: np.ndarray, rng: random.Random) -> np.ndarray:
@@ -279,7 +293,7 @@ def sample(items, rng, pool=None, share=0.0, cum=None, pasted=None, paste_share=
     f = f[:, :, list(rng.sample([0, 1, 2], 3))]
     if label != 7 and rng.random() < INVERT:
         f = 255 - f
-    return standardise_crop(low_res(np.clip(f, 0, 255), rng)), label
+    return standardise_crop(stretched(low_res(np.clip(f, 0, 255), rng), rng)), label
 
 
 def paste_pool(n: int, seed: int = 6, cache: str | None = None):
@@ -327,7 +341,7 @@ def sample_pasted(pool, rng):
     f = f[:, :, list(rng.sample([0, 1, 2], 3))]
     if label not in (0, 7) and rng.random() < 0.25:
         f = 255 - f
-    return standardise_crop(low_res(np.clip(f, 0, 255), rng)), label
+    return standardise_crop(stretched(low_res(np.clip(f, 0, 255), rng), rng)), label
 
 
 def evaluate(net, items, rng, n=3000):
@@ -368,6 +382,8 @@ def main():
     ap.add_argument("--invert", type=float, default=0.25, help="share of real crops shown brightness-inverted")
     ap.add_argument("--low-res", type=float, default=0.0,
                     help="share of photographed and pasted crops shown as a die 11-30 px across (see low_res)")
+    ap.add_argument("--stretch", type=float, default=1.0,
+                    help="half the crops made up to this many times wider than tall or taller than wide")
     ap.add_argument("--by-image", dest="by_die", action="store_false",
                     help="pick training images uniformly (default: in proportion to their dice)")
     ap.add_argument("--side", type=int, default=FACE_SIDE, help="crop side in pixels (must match faces.FACE_SIDE)")
@@ -419,9 +435,10 @@ def main():
     train = load_items(False)
     held = load_items(True) if args.held_check else []
     print(f"{len(train)} training images, {len(held)} held out", flush=True)
-    global INVERT, LOW_RES
+    global INVERT, LOW_RES, STRETCH
     INVERT = args.invert
     LOW_RES = args.low_res
+    STRETCH = args.stretch
     cum = list(itertools.accumulate(max(1, len(d)) for _, d, _, _ in train)) if args.by_die else None
     if args.from_onnx:
         had = export_width(args.from_onnx)
