@@ -55,6 +55,8 @@ def test_candidates_lying_together_are_boxed_as_one_die_and_lone_ones_are_not():
 
 
 def test_of_two_candidates_for_one_die_the_surer_stays_in_its_place():
+    """Two candidates of about one size at about one place are one die: the one ranked
+    surer stays, where it stood in the list; a candidate elsewhere stays too."""
     a, b, other = Candidate(100, 100, 40, 0.5), Candidate(104, 98, 44, 0.9), Candidate(200, 100, 40, 0.5)
     sureness = {a: 0.95, b: 0.6, other: 0.3}
     assert distinct([other, b, a], sureness.get) == [other, a]

@@ -33,8 +33,8 @@ def _overlapping(dice: Sequence[Candidate]) -> tuple[Candidate, Candidate] | Non
 
 def _unlike(dice: Sequence[Candidate], confidences: Sequence[float]) -> Candidate | None:
     """A die whose size is unlike the rest of its throw's, over UNLIKE_SIZE times the others'
-    median or under its inverse (some other thing); of two, the one read
-    less surely (with two dice, either may be the odd one)."""
+    median or under its inverse (some other thing); of two, the one read less surely
+    (with two dice, either may be the odd one)."""
     odd = []
     for i, c in enumerate(dice):
         others = [d.size for j, d in enumerate(dice) if j != i]

@@ -91,7 +91,7 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     read.update(zip(new, face_probabilities(frame, new, second_look)))
     if look.grown:
         cands = _grown(frame, cands, read, look, second_look, pips)
-    if look.merged:
+    if look.merged:  # grown candidates included; a group's box takes its surest part's score
         whole = [c for c in whole_of_groups(cands) if c not in read]
         read.update(zip(whole, face_probabilities(frame, whole, second_look)))
         cands = cands + whole
@@ -298,8 +298,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         # to fix from
         for look in HARDER:
             if look.grown and (len(kept) > expect or not pips):
-                # it finds no die that was missed; and a chance or spike die's value is
-                # read from its box, which must then be the die's own, not grown
+                # the looks that grow or group candidates (the last two) find no die that
+                # was missed; and a chance or spike die's value is read from its box, which
+                # must then be the die's own, not grown or grouped
                 break
             again, again_p, again_doubtful = find_dice(frame, roi, timings, level, None, look, pips, memo)
             t0 = time.perf_counter()

@@ -56,11 +56,11 @@ def _only(keep: list[int], kept, probs, values, confidences):
     return [kept[i] for i in keep], probs[keep], [values[i] for i in keep], [confidences[i] for i in keep]
 
 
-def one_size(kept, sure: list[int]) -> bool:
-    """Whether the surely read dice `sure` (indices into `kept`) are one throw's size, within
-    ONE_SIZE of each other; when not, one of them is no die (a board found whole, a crop
-    of a die's pip), and nothing should be culled on their word."""
-    sizes = [kept[i].size for i in sure]
+def one_size(kept, which: list[int]) -> bool:
+    """Whether the dice `which` (indices into `kept`) are one throw's size, within ONE_SIZE
+    of each other. When the surely read dice are not, one of them is no die (a board found
+    whole, a crop of a die's pip), and nothing should be culled on their word."""
+    sizes = [kept[i].size for i in which]
     return bool(sizes) and max(sizes) <= ONE_SIZE * min(sizes)
 
 
@@ -97,17 +97,15 @@ def beside(c: Candidate, dice: Sequence[Candidate]) -> bool:
 
 
 def without_odd_sizes(kept, probs, values, confidences, expect: int):
-    """When more dice are found than are in play and they fall into sizes more than
-    UNLIKE_SIZE apart (a die much bigger than the centre model learned, found whole, beside
-    specks of the table read as small dice; small dice beside a board's tile), and exactly
-    one of those sizes holds the count, each of one size (`one_size`), the others go."""
+    """When more dice are found than are in play and the biggest of them, more than
+    UNLIKE_SIZE times bigger than the rest, are the count and of one size (`one_size`), the
+    rest go: specks of a speckled table (or pips) read surely as small dice beside a die
+    found whole. Smaller things are never kept over bigger ones: a speck read surely must
+    not stand for a die that was found."""
     order = sorted(range(len(kept)), key=lambda i: kept[i].size)
-    groups = [[order[0]]] if order else []
-    for a, b in zip(order, order[1:]):
-        if kept[b].size > UNLIKE_SIZE * kept[a].size:
-            groups.append([])
-        groups[-1].append(b)
-    counted = [g for g in groups if len(g) == expect and one_size(kept, g)]
-    if len(groups) < 2 or len(counted) != 1:
+    cut = max((k + 1 for k in range(len(order) - 1)
+               if kept[order[k + 1]].size > UNLIKE_SIZE * kept[order[k]].size), default=0)
+    big = order[cut:]
+    if not cut or len(big) != expect or not one_size(kept, big):
         return kept, probs, values, confidences
-    return _only(sorted(counted[0]), kept, probs, values, confidences)
+    return _only(sorted(big), kept, probs, values, confidences)

@@ -223,8 +223,8 @@ STRETCH = 1.0  # the most a crop is made wider than tall, or taller than wide (s
 def stretched(f: np.ndarray, rng: random.Random) -> np.ndarray:
     """Half the crops made up to STRETCH times wider than tall or taller than wide (their
     area kept): a die is not square in every picture (seen at an angle its top face is
-    squashed; an exporter may stretch a whole photo to a square), and the models learned
-    from similarity-cut crops took a stretched die for another face."""
+    squashed; an exporter may stretch a whole photo to a square), and models trained on
+    similarity-cut crops alone read a stretched die less surely."""
     if STRETCH <= 1.0 or rng.random() < 0.5:
         return f
     a = math.exp(rng.uniform(-1, 1) * math.log(STRETCH) / 2)  # sqrt of the stretch, either way
