@@ -175,8 +175,9 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
 def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     """A look's dice after the count's culls: (dice, face probabilities, values,
     confidences). When more are found than the count, parts of a die, misfits, strays
-    and things of another size go (see each); the values are read only when the culls need them, else they are None
-    (read once, for the look that is taken: a spike die's match is not cheap)."""
+    and things of another size go (see each); the values are read only when the culls
+    need them, else they are None (read once, for the look that is taken: a spike die's
+    match is not cheap)."""
     if expect is None or len(kept) <= expect:
         return kept, probs, None, None
     kept, probs = without_parts(kept, probs, expect)
@@ -261,11 +262,10 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     pyramid short of the frame's own pixels); when it finds another number, the reader
     looks again harder (every level, then lower cut-offs, then on a pip table short of the
     count, candidates read whole at GROWN times their size, then groups of candidates read
-    as one die) and takes the first look that
-    finds that many once the count's culls are made (`_settled`); when none does, the
-    reading is flagged with both counts. With the count found, a die boxed at another
-    size than the sure ones is read again at theirs (`_at_throw_size`). Without `expect`,
-    the first look is at every level.
+    as one die) and takes the first look that finds that many once the count's culls are
+    made (`_settled`); when none does, the reading is flagged with both counts. With the
+    count found, a die boxed at another size than the sure ones is read again at theirs
+    (`_at_throw_size`). Without `expect`, the first look is at every level.
     `die_px`: a die's size in frame pixels, when calibration knows it: the finder then
     looks at that scale alone (a first look that misses the count still searches them all).
     With the calibrated `empty_table`, a read where one thing unlike the table covers more
