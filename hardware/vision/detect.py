@@ -169,11 +169,7 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
         lo, hi = (LEVEL_BAND[1] * scale / scales[i - 1], np.inf) if coarsest else LEVEL_BAND
         found += [c for c in level if lo <= c.size * scale <= hi]
     found.sort(key=lambda c: -c.score)
-    kept: list[Candidate] = []
-    for c in found:
-        if not any(same_die(c, k) for k in kept):
-            kept.append(c)
-    return kept
+    return distinct(found, lambda c: c.score)
 
 
 def same_die(a: Candidate, b: Candidate) -> bool:
@@ -220,9 +216,9 @@ def whole_of_groups(cands: Sequence[Candidate]) -> list[Candidate]:
 
 def distinct(cands: Sequence[Candidate], surer: Callable[[Candidate], float]) -> list[Candidate]:
     """One candidate for each die: of candidates that are `same_die`, the one `surer` ranks
-    highest; the rest go, and those kept keep their order."""
-    kept: list[Candidate] = []
-    for c in sorted(cands, key=lambda c: -surer(c)):
-        if not any(same_die(c, k) for k in kept):
-            kept.append(c)
-    return [c for c in cands if c in kept]
+    highest (the first, of equals); the rest go, and those kept keep their order."""
+    kept: list[int] = []
+    for i in sorted(range(len(cands)), key=lambda i: -surer(cands[i])):
+        if not any(same_die(cands[i], cands[k]) for k in kept):
+            kept.append(i)
+    return [cands[i] for i in sorted(kept)]

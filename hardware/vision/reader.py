@@ -87,13 +87,12 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
                             levels=memo.setdefault("levels", {}))
     t0 = _timed(timings, "find", t0)
     read = memo.setdefault("faces", {})
-    new = [c for c in cands if c not in read]
-    read.update(zip(new, face_probabilities(frame, new, second_look)))
+    _read_faces(frame, cands, read, second_look)
     if look.grown:
         cands = _grown(frame, cands, read, look, second_look, pips)
     if look.merged:  # grown candidates included; a group's box takes its surest part's score
-        whole = [c for c in whole_of_groups(cands) if c not in read]
-        read.update(zip(whole, face_probabilities(frame, whole, second_look)))
+        whole = [c for c in whole_of_groups(cands) if c not in cands]
+        _read_faces(frame, whole, read, second_look)
         cands = cands + whole
     if look.grown or look.merged:  # a die grown or merged to where another already was
         cands = distinct(cands, lambda c: float(read[c][1:].max()))
@@ -115,6 +114,13 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
                 doubtful.append((c, die))
     doubtful = [(c, die) for c, die in doubtful if die >= PART_DIE or not beside(c, kept)]
     return kept, np.array(kept_p).reshape(-1, 8), doubtful
+
+
+def _read_faces(frame: np.ndarray, cands: Sequence[Candidate], read: dict, second_look: float) -> None:
+    """Add to `read` the face probabilities of the candidates it lacks (`read` is kept
+    between looks at one frame, so no crop is read twice)."""
+    new = [c for c in cands if c not in read]
+    read.update(zip(new, face_probabilities(frame, new, second_look)))
 
 
 def _table_die(p: np.ndarray, pips: bool) -> float:
@@ -143,7 +149,8 @@ def _grown(frame, cands, read: dict, look: Look, second_look: float, pips: bool 
     if not unsure:
         return cands
     views = [Candidate(c.cx, c.cy, c.size * k, c.score) for c in unsure for k in sizes]
-    p = face_probabilities(frame, views, second_look).reshape(len(unsure), len(sizes), -1).mean(1)
+    _read_faces(frame, views, read, second_look)  # kept for the next look that grows them
+    p = np.array([read[v] for v in views]).reshape(len(unsure), len(sizes), -1).mean(1)
     out = list(cands)
     for c, q in zip(unsure, p):
         if float(q[1:7].max()) > float(read[c][1:7].max()):
