@@ -15,7 +15,8 @@ import pytest
 
 from hardware.vision import read_dice
 from hardware.vision.config import VisionConfig, VisionConfigError
-from hardware.vision.detect import LEVEL_TARGET, WORK_SIDE, Candidate, distinct, level_scales, whole_of_groups
+from hardware.vision.detect import (LEVEL_BAND, LEVEL_STEP, LEVEL_TARGET, WORK_SIDE, Candidate, distinct,
+                                    level_scales, whole_of_groups)
 from hardware.vision.reader import spike_lesson
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -37,6 +38,18 @@ def test_without_a_die_size_the_levels_span_a_quarter_to_the_whole_working_size(
 def test_a_level_never_enlarges_a_frame_beyond_the_working_size():
     assert max(level_scales(320)) == pytest.approx(WORK_SIDE / 320)  # a small webcam frame: read at 384
     assert max(level_scales(640, finest=True)) == 1.0
+
+
+@pytest.mark.parametrize("long_side", [640, 1280, 1638, 3072, 4056])
+def test_a_harder_look_leaves_no_die_size_between_its_levels(long_side):
+    """From a dozen pixels to half the frame, every die size lies inside some level's band
+    (the finest level's pixels up to the coarsest's): a 1638-px frame's own pixels and its
+    working size, 4.3 times apart, once left dice of 44-51 px to no level."""
+    scales = level_scales(long_side, finest=True)
+    assert scales[0] == 1.0
+    assert all(a / b <= LEVEL_STEP + 1e-9 for a, b in zip(scales, scales[1:]))
+    for size in np.geomspace(LEVEL_BAND[0], long_side / 2, 60):
+        assert any(LEVEL_BAND[0] <= size * s <= LEVEL_BAND[1] for s in scales) or size * scales[-1] > LEVEL_BAND[1]
 
 
 def test_a_calibrated_die_size_gives_one_level_at_the_target_size():

@@ -10,6 +10,7 @@ by the face model and the scene checks in reader.py, throw.py and doubt.py.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -110,6 +111,10 @@ def _peaks(small: np.ndarray, shape: tuple[int, ...], x0: float, y0: float, min_
 # under 12, specks of a speckled table are taken for dice; those dice are found a level up.
 LEVEL_BAND = (12.0, 44.0)
 LEVEL_TARGET = 22.0  # a calibrated die is read at this size
+# Levels further apart than the band's span (44 / 12) leave sizes no level finds: a 1600-px
+# frame's own pixels and its working size (4.2 times apart) missed dice of 44-51 px. This
+# leaves a margin for the model's error in a die's size.
+LEVEL_STEP = 3.0
 MIN_LEVEL_SIDE = 64  # a level smaller than this on its long side shows nothing
 NESTED = 1.6  # a candidate this much bigger than one inside it holds it (a pip, or a cluster)
 GROUP_NEAR = 0.75  # candidates whose centres lie nearer than this times their sizes added are one group
@@ -122,16 +127,17 @@ def level_scales(long_side: int, die_px: float | None = None, finest: bool = Fal
     two apart cover every size between them. Without a calibrated die size the levels are
     the working size (WORK_SIDE on the long side), a half and a quarter of it: dice from
     LEVEL_BAND[0] working pixels (about 40 px of a 1280x960 frame) up to half the picture.
-    `finest` adds the frame's own pixels (dice down to about a dozen pixels), which a look
-    that must try harder pays for.
+    `finest` adds the frame's own pixels (dice down to about a dozen pixels), and levels
+    between them and the working size, which a look that must try harder pays for.
     With the die size known (`die_px`, frame pixels), one level puts it at LEVEL_TARGET."""
     base = WORK_SIDE / long_side
     top = max(1.0, base)  # never enlarge a frame, but read a small one at the working size
     if die_px:
         return (min(top, LEVEL_TARGET / die_px),)
     scales = {min(top, base * f) for f in (1.0, 0.5, 0.25)}
-    if finest:
-        scales.add(top)
+    if finest and top > base:
+        steps = math.ceil(math.log(top / base) / math.log(LEVEL_STEP) - 1e-9)
+        scales.update(base * (top / base) ** (k / steps) for k in range(1, steps + 1))
     return tuple(sorted((s for s in scales if long_side * s >= MIN_LEVEL_SIDE), reverse=True))
 
 
