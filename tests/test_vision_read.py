@@ -314,15 +314,44 @@ def test_one_too_many_beside_a_die_is_taken_for_part_of_it_when_the_count_says_s
 
 @pytest.mark.parametrize("speck_p_die, second_sure, flagged", [(0.7, True, False), (0.9, True, True), (0.7, False, True)])
 def test_a_doubted_stray_goes_when_the_count_in_play_is_read_surely(monkeypatch, speck_p_die, second_sure, flagged):
-    """Two dice in play, read surely, and a third thing far from both that the face model
-    doubts (a speck of a speckled table): it goes. Not when the face model nearly believes
-    it (it may be a die), nor when one of the two is itself unsure (the speck may be it)."""
+    """Two dice in play, read surely, and a third thing of their size far from both that
+    the face model doubts (a speck of a speckled table): it goes. Not when the face model
+    nearly believes it (it may be a die), nor when one of the two is itself unsure (the
+    speck may be it)."""
     from hardware.vision.detect import Candidate
 
     _a_table_of(monkeypatch, {
         Candidate(100, 200, 40, 0.9): _p(three=0.98, none=0.02),
         Candidate(300, 200, 40, 0.9): _p(five=0.98, none=0.02) if second_sure else _p(five=0.6, four=0.38, none=0.02),
-        Candidate(200, 350, 30, 0.6): _p(two=speck_p_die / 2, six=speck_p_die / 2, none=1 - speck_p_die),
+        Candidate(200, 350, 36, 0.6): _p(two=speck_p_die / 2, six=speck_p_die / 2, none=1 - speck_p_die),
+    })
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
+    assert reading.flagged == flagged, reading.reason
+    if not flagged:
+        assert reading.values == (3, 5)
+    else:
+        assert "3 dice found, the game waits for 2" in reading.reason
+
+
+@pytest.mark.parametrize("size, read, second_sure, flagged", [
+    (24, _p(two=0.45, six=0.45, none=0.1), True, False),  # smaller, unsure: it goes
+    (24, _p(two=0.95, none=0.05), True, True),  # smaller, but read surely: it may be a die
+    (24, _p(one=0.84, none=0.16), True, True),  # smaller, read nearly surely as a one: a pip, maybe of a die
+    (36, _p(two=0.45, six=0.45, none=0.1), True, True),  # about their size: it may be a die
+    (24, _p(two=0.45, six=0.45, none=0.1), False, True),  # one of the two unsure: the count is not made
+])
+def test_smaller_things_read_unsurely_go_when_the_count_is_read_surely(monkeypatch, size, read, second_sure, flagged):
+    """Two dice in play read surely, and a third thing the face model nearly takes for a
+    die but reads as no face in particular (marks of a speckled table), smaller than both:
+    the sure dice make the count and it goes. Not when it is read surely or nearly so (a
+    lone pip reads as a one; then the sure two may be pips as well), nor when it is about
+    their size, nor when one of the two is unsure."""
+    from hardware.vision.detect import Candidate
+
+    _a_table_of(monkeypatch, {
+        Candidate(100, 200, 40, 0.9): _p(three=0.98, none=0.02),
+        Candidate(300, 200, 40, 0.9): _p(five=0.98, none=0.02) if second_sure else _p(five=0.6, four=0.38, none=0.02),
+        Candidate(200, 350, size, 0.6): read,
     })
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
     assert reading.flagged == flagged, reading.reason

@@ -21,7 +21,7 @@ from hardware.vision.reading import DieReading, Reading, UnreadableFrame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
 from hardware.vision.throw import (PART_DIE, beside, one_size, p_die, sure_die, surely_read, without_misfits,
-                                   without_odd_sizes, without_parts, without_strays)
+                                   without_odd_sizes, without_smaller_doubts, without_parts, without_strays)
 
 DICE_KINDS = ("pips", "chance", "spike")
 KEEP_SCORE = 0.40  # centre-model peak needed to count a die
@@ -181,10 +181,10 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
 
 def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     """A look's dice after the count's culls: (dice, face probabilities, values,
-    confidences). When more are found than the count, parts of a die, misfits, strays
-    and things of another size go (see each); the values are read only when the culls
-    need them, else they are None (read once, for the look that is taken: a spike die's
-    match is not cheap)."""
+    confidences). When more are found than the count, parts of a die, misfits, strays,
+    things of another size and smaller doubts go (see each); the values are read only
+    when the culls need them, else they are None (read once, for the look that is taken:
+    a spike die's match is not cheap)."""
     if expect is None or len(kept) <= expect:
         return kept, probs, None, None
     kept, probs = without_parts(kept, probs, expect)
@@ -197,6 +197,9 @@ def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
         kept, probs, values, confidences = without_strays(kept, probs, values, confidences, expect, min_confidence)
     if len(kept) > expect:
         kept, probs, values, confidences = without_odd_sizes(kept, probs, values, confidences, expect)
+    if len(kept) > expect:
+        kept, probs, values, confidences = without_smaller_doubts(kept, probs, values, confidences, expect,
+                                                                  min_confidence)
     if dice == "chance" and len(kept) < found:
         # a chance cube's colour is read against the rest of its throw: without what went
         values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)

@@ -1,6 +1,7 @@
 """One throw's dice, as the count in play weighs them: when more are found than the game
 waits for, what goes (a die's own front face or shadow, a misfit of another size, a
-stray the face model doubts), and only on the word of dice read surely and of one size."""
+stray the face model doubts, smaller things it reads unsurely), and only on the word of
+dice read surely and of one size."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ ONE_SIZE = 2.0  # dice of one throw are within this factor of each other's size 
 # this factor apart in size are not dice of one throw (a board found whole, a number token,
 # a pip or a speck of the table found as a die).
 UNLIKE_SIZE = 3.0
+SMALLER, MUDDLED = 0.75, 0.6  # see without_smaller_doubts
 
 
 def p_die(p: np.ndarray) -> float:
@@ -87,6 +89,23 @@ def without_strays(kept, probs, values, confidences, expect: int, min_confidence
         return kept, probs, values, confidences
     least = min(p_die(probs[i]) for i in sure)
     if any(p_die(probs[i]) >= min(PART_DIE, least) for i in range(len(kept)) if i not in sure):
+        return kept, probs, values, confidences
+    return _only(sure, kept, probs, values, confidences)
+
+
+def without_smaller_doubts(kept, probs, values, confidences, expect: int, min_confidence: float):
+    """When more dice are found than are in play, exactly that many are surely read (and
+    one size), and each of the rest is smaller than every one of those (by SMALLER) and
+    read as no face in particular (under MUDDLED), the rest go: marks and specks of the
+    table. A speck read surely cannot send a bigger die away: every sure one must be
+    bigger than all that go. Nor does a lone pip go this way: the face model reads one
+    as a one, and then the sure ones may be pips too (a two's pips found as two ones)."""
+    sure = surely_read(probs, confidences, min_confidence)
+    if len(sure) != expect or not one_size(kept, sure):
+        return kept, probs, values, confidences
+    least = min(kept[i].size for i in sure)
+    if any(confidences[i] >= MUDDLED or kept[i].size > SMALLER * least
+           for i in range(len(kept)) if i not in sure):
         return kept, probs, values, confidences
     return _only(sure, kept, probs, values, confidences)
 
