@@ -334,13 +334,13 @@ def test_a_doubted_stray_goes_when_the_count_in_play_is_read_surely(monkeypatch,
 
 
 @pytest.mark.parametrize("size, read, second_sure, flagged", [
-    (24, _p(two=0.45, six=0.45, none=0.1), True, False),  # smaller, unsure: it goes
+    (24, _p(two=0.45, six=0.45, none=0.1), True, False),  # smaller, read as no face in particular: it goes
     (24, _p(two=0.95, none=0.05), True, True),  # smaller, but read surely: it may be a die
     (24, _p(one=0.84, none=0.16), True, True),  # smaller, read nearly surely as a one: a pip, maybe of a die
     (36, _p(two=0.45, six=0.45, none=0.1), True, True),  # about their size: it may be a die
     (24, _p(two=0.45, six=0.45, none=0.1), False, True),  # one of the two unsure: the count is not made
 ])
-def test_smaller_things_read_unsurely_go_when_the_count_is_read_surely(monkeypatch, size, read, second_sure, flagged):
+def test_smaller_things_read_as_no_face_go_when_the_count_is_read_surely(monkeypatch, size, read, second_sure, flagged):
     """Two dice in play read surely, and a third thing the face model nearly takes for a
     die but reads as no face in particular (marks of a speckled table), smaller than both:
     the sure dice make the count and it goes. Not when it is read surely or nearly so (a

@@ -111,9 +111,8 @@ def _peaks(small: np.ndarray, shape: tuple[int, ...], x0: float, y0: float, min_
 # under 12, specks of a speckled table are taken for dice; those dice are found a level up.
 LEVEL_BAND = (12.0, 44.0)
 LEVEL_TARGET = 22.0  # a calibrated die is read at this size
-# Levels further apart than the band's span (44 / 12) leave sizes no level finds: a 1600-px
-# frame's own pixels and its working size (4.2 times apart) missed dice of 44-51 px. This
-# leaves a margin for the model's error in a die's size.
+# Levels further apart than the band spans (44 / 12) would leave die sizes no level finds;
+# this keeps a margin for the model's error in a die's size.
 LEVEL_STEP = 3.0
 MIN_LEVEL_SIDE = 64  # a level smaller than this on its long side shows nothing
 NESTED = 1.6  # a candidate this much bigger than one inside it holds it (a pip, or a cluster)

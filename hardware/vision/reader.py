@@ -21,7 +21,7 @@ from hardware.vision.reading import DieReading, Reading, UnreadableFrame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
 from hardware.vision.throw import (PART_DIE, beside, one_size, p_die, sure_die, surely_read, without_misfits,
-                                   without_odd_sizes, without_smaller_doubts, without_parts, without_strays)
+                                   without_odd_sizes, without_parts, without_smaller_doubts, without_strays)
 
 DICE_KINDS = ("pips", "chance", "spike")
 KEEP_SCORE = 0.40  # centre-model peak needed to count a die

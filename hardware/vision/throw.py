@@ -1,7 +1,7 @@
 """One throw's dice, as the count in play weighs them: when more are found than the game
 waits for, what goes (a die's own front face or shadow, a misfit of another size, a
-stray the face model doubts, smaller things it reads unsurely), and only on the word of
-dice read surely and of one size."""
+stray the face model doubts, smaller things it reads as no face in particular), and only
+on the word of dice read surely and of one size."""
 
 from __future__ import annotations
 
