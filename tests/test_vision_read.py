@@ -318,19 +318,8 @@ def test_a_doubted_stray_goes_when_the_count_in_play_is_read_surely(monkeypatch,
     the face model doubts (a speck of a speckled table): it goes. Not when the face model
     nearly believes it (it may be a die), nor when one of the two is itself unsure (the
     speck may be it)."""
-    from hardware.vision.detect import Candidate
-
-    _a_table_of(monkeypatch, {
-        Candidate(100, 200, 40, 0.9): _p(three=0.98, none=0.02),
-        Candidate(300, 200, 40, 0.9): _p(five=0.98, none=0.02) if second_sure else _p(five=0.6, four=0.38, none=0.02),
-        Candidate(200, 350, 36, 0.6): _p(two=speck_p_die / 2, six=speck_p_die / 2, none=1 - speck_p_die),
-    })
-    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
-    assert reading.flagged == flagged, reading.reason
-    if not flagged:
-        assert reading.values == (3, 5)
-    else:
-        assert "3 dice found, the game waits for 2" in reading.reason
+    _three_and_five_and_a_third(monkeypatch, second_sure, 36,
+                                _p(two=speck_p_die / 2, six=speck_p_die / 2, none=1 - speck_p_die), flagged)
 
 
 @pytest.mark.parametrize("size, read, second_sure, flagged", [
@@ -346,6 +335,13 @@ def test_smaller_things_read_as_no_face_go_when_the_count_is_read_surely(monkeyp
     the sure dice make the count and it goes. Not when it is read surely or nearly so (a
     lone pip reads as a one; then the sure two may be pips as well), nor when it is about
     their size, nor when one of the two is unsure."""
+    _three_and_five_and_a_third(monkeypatch, second_sure, size, read, flagged)
+
+
+def _three_and_five_and_a_third(monkeypatch, second_sure: bool, size: float, read, flagged: bool) -> None:
+    """Two dice in play, 40 px: a three read surely and a five (surely, or not), and a third
+    thing of `size` px far from both, read as `read`; the reading is the two dice, or held
+    with three found."""
     from hardware.vision.detect import Candidate
 
     _a_table_of(monkeypatch, {
