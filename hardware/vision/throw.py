@@ -79,13 +79,20 @@ def without_misfits(kept, probs, values, confidences, expect: int, min_confidenc
     return _only(keep, kept, probs, values, confidences) if len(keep) == expect else (kept, probs, values, confidences)
 
 
+def _count_read_surely(kept, probs, confidences, expect: int, min_confidence: float) -> list[int] | None:
+    """The surely read dice, when they are exactly the count and one size (`one_size`): the
+    word the count's culls of the rest go on. Else None."""
+    sure = surely_read(probs, confidences, min_confidence)
+    return sure if len(sure) == expect and one_size(kept, sure) else None
+
+
 def without_strays(kept, probs, values, confidences, expect: int, min_confidence: float):
     """When more dice are found than are in play and exactly that many are surely read,
     the rest (each less like a die than every one of those, and doubted: under PART_DIE)
     are a speck of the table, a mark, a pip taken for a die: they go, when those are one
     size (`one_size`). Else all stay."""
-    sure = surely_read(probs, confidences, min_confidence)
-    if len(sure) != expect or not one_size(kept, sure):
+    sure = _count_read_surely(kept, probs, confidences, expect, min_confidence)
+    if sure is None:
         return kept, probs, values, confidences
     least = min(p_die(probs[i]) for i in sure)
     if any(p_die(probs[i]) >= min(PART_DIE, least) for i in range(len(kept)) if i not in sure):
@@ -100,8 +107,8 @@ def without_smaller_doubts(kept, probs, values, confidences, expect: int, min_co
     table. A speck read surely cannot send a bigger die away: every sure one must be
     bigger than all that go. Nor does a lone pip go this way: the face model reads one
     as a one, and then the sure ones may be pips too (a two's pips found as two ones)."""
-    sure = surely_read(probs, confidences, min_confidence)
-    if len(sure) != expect or not one_size(kept, sure):
+    sure = _count_read_surely(kept, probs, confidences, expect, min_confidence)
+    if sure is None:
         return kept, probs, values, confidences
     least = min(kept[i].size for i in sure)
     if any(confidences[i] >= MUDDLED or kept[i].size > SMALLER * least
