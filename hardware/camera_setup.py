@@ -30,7 +30,7 @@ from hardware.calibration import (
 )
 from hardware.reveal import CAMERA_KINDS, CameraJobFailed, DiceReader, encode_photo
 from hardware.vision import SpikeProfile, SpikeProfileError, UnreadableFrame, VisionConfig, annotate
-from hardware.vision.reader import spike_lesson
+from hardware.vision.teaching import spike_lesson
 from hardware.vision.reading import DieReading, Reading
 
 log = logging.getLogger("companion.calibration")

@@ -17,7 +17,7 @@ from hardware.vision import read_dice
 from hardware.vision.config import VisionConfig, VisionConfigError
 from hardware.vision.detect import (LEVEL_BAND, LEVEL_STEP, LEVEL_TARGET, WORK_SIDE, Candidate, distinct,
                                     level_scales, whole_of_groups)
-from hardware.vision.reader import spike_lesson
+from hardware.vision.teaching import spike_lesson
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

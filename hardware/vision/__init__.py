@@ -11,10 +11,11 @@ from hardware.vision.config import VisionConfig, VisionConfigError
 from hardware.vision.memory import TableMemory
 from hardware.vision.networks import release
 from hardware.vision.pictures import load_picture
-from hardware.vision.reader import read_dice, teach_spike
+from hardware.vision.reader import read_dice
 from hardware.vision.reading import DieReading, Reading, UnreadableFrame
 from hardware.vision.ready import EmptyTable, ReadyState, ReadyToRead
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
+from hardware.vision.teaching import teach_spike
 
 __all__ = [
     "DieReading", "EmptyTable", "Reading", "ReadyState", "ReadyToRead", "SpikeProfile", "SpikeProfileError",

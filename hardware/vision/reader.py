@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -17,7 +17,7 @@ from hardware.vision.detect import Candidate, distinct, find_candidates, inside,
 from hardware.vision.doubt import doubt
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.memory import TableMemory
-from hardware.vision.reading import DieReading, Reading, UnreadableFrame
+from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
 from hardware.vision.throw import (PART_DIE, beside, one_size, p_die, sure_die, surely_read, without_misfits,
@@ -34,20 +34,6 @@ PIP_BLANK = 0.5  # see pip_value
 # needs p 0.85 to pass min_confidence 0.80.
 PIP_DOUBT = 4 / 3
 ODD_SIZE = 1.3  # a die read unsurely this far from the sure dice's size is read again at theirs (_at_throw_size)
-MIN_FRAME_SIDE = 16  # pixels; a smaller picture cannot show a die
-
-
-def check_frame(frame: object) -> np.ndarray:
-    if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
-        shape = getattr(frame, "shape", None)
-        raise UnreadableFrame(f"expected a colour picture (height x width x 3), got {shape or type(frame).__name__}")
-    if min(frame.shape[:2]) < MIN_FRAME_SIDE:
-        h, w = frame.shape[:2]
-        raise UnreadableFrame(f"the picture is {w}x{h} pixels: too small to show a die "
-                              f"(at least {MIN_FRAME_SIDE} pixels each way)")
-    if frame.dtype != np.uint8:
-        frame = np.clip(frame, 0, 255).astype(np.uint8)
-    return frame
 
 
 @dataclass(frozen=True)
@@ -410,23 +396,3 @@ def _values(frame, kept, probs, dice, profile, min_confidence):
             values.append(v)
             confidences.append(conf * die)
     return values, confidences
-
-
-def spike_lesson(frame: np.ndarray, roi=None) -> tuple[list[np.ndarray], list[tuple[int, int, int, int]]]:
-    """What one teaching picture teaches: a crop of every die seen (inside `roi`, if given),
-    as the profile keeps them, and each die's box, to show the table which dice were taken."""
-    frame = check_frame(frame)
-    kept, _, _ = find_dice(frame, roi)
-    if not kept:
-        raise UnreadableFrame("no die found in a teaching picture: put the dice on a plain surface in good light")
-    return [p for c in kept for p in spike.face_pictures(frame, c)], [c.box(frame.shape) for c in kept]
-
-
-def teach_spike(profile: SpikeProfile, face: int, frames: Iterable[np.ndarray],
-                roi=None) -> tuple[SpikeProfile, int]:
-    """Add every die seen in the frames (inside `roi`, if given) as an example of `face`;
-    returns the profile and how many were added."""
-    examples = []
-    for frame in frames:
-        examples += spike_lesson(frame, roi)[0]
-    return profile.with_examples(face, examples), len(examples)

@@ -5,11 +5,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 Value = int | str  # 1..6, or "red" / "blue" for chance cubes
 
 
 class UnreadableFrame(Exception):
     """The picture itself cannot be read (missing file, not an image, empty array)."""
+
+
+MIN_FRAME_SIDE = 16  # pixels; a smaller picture cannot show a die
+
+
+def check_frame(frame: object) -> np.ndarray:
+    """The frame as the reader takes it (a colour picture of bytes), or UnreadableFrame saying
+    why it cannot be one."""
+    if not isinstance(frame, np.ndarray) or frame.ndim != 3 or frame.shape[2] != 3:
+        shape = getattr(frame, "shape", None)
+        raise UnreadableFrame(f"expected a colour picture (height x width x 3), got {shape or type(frame).__name__}")
+    if min(frame.shape[:2]) < MIN_FRAME_SIDE:
+        h, w = frame.shape[:2]
+        raise UnreadableFrame(f"the picture is {w}x{h} pixels: too small to show a die "
+                              f"(at least {MIN_FRAME_SIDE} pixels each way)")
+    if frame.dtype != np.uint8:
+        frame = np.clip(frame, 0, 255).astype(np.uint8)
+    return frame
 
 
 @dataclass(frozen=True)
