@@ -16,6 +16,7 @@ import pytest
 
 from companion.appliance.cli import read as read_cli
 from hardware.vision import DieReading, Reading, UnreadableFrame, annotate, read_dice
+from hardware.vision.detect import Candidate
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MODE = {"pip": "pips", "chance": "chance"}
@@ -509,6 +510,54 @@ def test_dice_read_surely_at_sizes_no_throw_has_cull_nothing(monkeypatch):
     })
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
     assert reading.flagged and "3 dice found, the game waits for 2" in reading.reason, reading.reason
+
+
+@pytest.mark.parametrize("tile, values, flagged", [(_p(blank=0.5, one=0.2, none=0.3), (5,), False),
+                                                  (_p(three=0.6, one=0.1, none=0.3), (3,), True)])
+def test_a_die_read_surely_on_a_board_tile_stays(monkeypatch, tile, values, flagged):
+    """A die on a board: the finder also gives the tile around it, four times its size,
+    which the face model half takes for a die without pips. The die inside, read surely,
+    stays and the tile goes. Had the big one been read as a pip die (three, unsurely), the
+    small sure one would be its pip, and go."""
+    from hardware.vision.detect import Candidate
+
+    _a_table_of(monkeypatch, {Candidate(200, 200, 160, 0.7): tile, Candidate(230, 220, 40, 0.6): _p(five=0.96, none=0.04)})
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=1)
+    assert reading.values == values and reading.flagged == flagged, reading.reason
+
+
+@pytest.mark.parametrize("again, values, flagged", [
+    ({Candidate(200, 200, 64, 0.6): _p(three=0.97, none=0.03)}, (3,), False),  # the die, read surely at a finer level
+    ({Candidate(185, 185, 20, 0.6): _p(one=0.97, none=0.03)}, (3,), True),  # its pip, read surely as a one
+])
+def test_a_count_read_unsurely_takes_a_harder_look_that_reads_it_surely(monkeypatch, again, values, flagged):
+    """One die in play, found by the quick look and read unsurely: looking at every level
+    reads it surely, and that is taken. A harder look that finds only something much
+    smaller than the die read unsurely (a pip of it, read surely as a one) is not."""
+    _looks(monkeypatch, {Candidate(200, 200, 60, 0.6): _p(three=0.6, two=0.3, none=0.1)}, again)
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=1)
+    assert reading.values == values and reading.flagged == flagged, reading.reason
+
+
+@pytest.mark.parametrize("four_again, values, flagged", [(_p(four=0.97, none=0.03), (4, 6), False),
+                                                         (_p(five=0.97, none=0.03), (4, 2), True)])
+def test_a_harder_look_taken_for_a_surer_count_keeps_the_dice_read_surely(monkeypatch, four_again, values, flagged):
+    """Two dice in play: the quick look reads a four surely and a speck of the table
+    unsurely. Looking at every level finds the missed six too, and the speck goes as a
+    thing of another size: that reading is taken. Not when it reads the sure four as
+    something else: then the first reading stands, held."""
+    from hardware.vision import reader
+
+    four, speck = Candidate(100, 200, 40, 0.9), Candidate(300, 300, 14, 0.5)
+    two = _p(two=0.6, none=0.4)
+    seen = {four: _p(four=0.97, none=0.03), speck: two}
+    finest = {Candidate(101, 200, 40, 0.9): four_again, Candidate(320, 120, 40, 0.6): _p(six=0.97, none=0.03), speck: two}
+    _looks(monkeypatch, seen, finest)
+    # the speck read again at the dice's size (reader._at_throw_size) is still a muddle
+    monkeypatch.setattr(reader, "face_probabilities", lambda frame, cands, second_look: np.array(
+        [{**seen, **finest}.get(c, two) for c in cands]).reshape(-1, 8))
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
+    assert reading.values == values and reading.flagged == flagged, reading.reason
 
 
 def test_a_die_left_by_the_culls_must_be_one_the_centre_model_is_sure_of(monkeypatch):

@@ -20,7 +20,7 @@ from hardware.vision.memory import TableMemory
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
-from hardware.vision.throw import (PART_DIE, beside, one_size, p_die, sure_die, surely_read, without_misfits,
+from hardware.vision.throw import (PART_DIE, SMALLER, beside, one_size, p_die, sure_die, surely_read, without_misfits,
                                    without_odd_sizes, without_parts, without_smaller_doubts, without_strays)
 
 DICE_KINDS = ("pips", "chance", "spike")
@@ -149,8 +149,10 @@ def _grown(frame, cands, read: dict, look: Look, second_look: float, pips: bool 
 def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candidate]:
     """Candidates with no one inside another. A big one holding two or more that the face
     model reads surely as dice is several dice (or a tray, a board) taken for one: the small
-    ones stay. Else the small ones are its pips or marks (read as a die, they are seldom
-    sure of it), and go, when the face model takes the big one for a die."""
+    ones stay. So does one die read surely in a big one whose best reading is no die or a
+    die without pips (a board's tile around a die on it). Else the small ones are its pips
+    or marks (read as a die, they are seldom sure of it), and go, when the face model takes
+    the big one for a die."""
     dropped: set[Candidate] = set()
     for big in sorted(cands, key=lambda c: -c.size):
         if big in dropped:
@@ -158,7 +160,10 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
         held = [c for c in cands if c not in dropped and c is not big and inside(c, big)]
         if not held:
             continue
-        if sum(sure_die(read[c]) for c in held) >= 2 or p_die(read[big]) < keep_die:
+        sure = [c for c in held if sure_die(read[c])]
+        undie = int(np.argmax(read[big])) in (NOT_A_DIE, OTHER_DIE)
+        if (len(sure) >= 2 or p_die(read[big]) < keep_die
+                or undie and any(int(np.argmax(read[c])) not in (NOT_A_DIE, OTHER_DIE) for c in sure)):
             dropped.add(big)
         else:
             dropped.update(held)
@@ -233,6 +238,42 @@ def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_c
     return trial, trial_p, trial_values, trial_conf
 
 
+def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence, first):
+    """The count found, but a die read unsurely (a board's token found in place of a die on
+    it, a speck in place of a die the quick look missed, a die boxed by its top face alone):
+    the harder looks are tried in turn, and the first that reads the count with every die
+    read surely is taken, when it keeps every die the first reading read surely (same value,
+    same place), leaves no die the centre model is unsure of alone after culls (as in
+    read_dice), and finds nothing else under SMALLER times the first reading's smallest die
+    (a pip of a die read unsurely is read surely as a one). Else the first reading stands,
+    to be held. `first`: (dice, probabilities, values, confidences, doubtful)."""
+    kept, _, values, confidences, _ = first
+    sure = [(c, v) for c, v, q in zip(kept, values, confidences) if q >= min_confidence]
+    least = SMALLER * min(c.size for c in kept)
+    for look in HARDER:
+        if look.grown and not pips:  # a chance or spike die's value is read from its own box
+            break
+        again, again_p, again_doubtful = find_dice(frame, roi, timings, level, None, look, pips, memo)
+        t0 = time.perf_counter()
+        other, other_p, o_values, o_conf = _settled(frame, again, again_p, dice, profile, min_confidence, len(kept))
+        if o_values is None and len(other) == len(kept):
+            o_values, o_conf = _values(frame, other, other_p, dice, profile, min_confidence)
+        _timed(timings, "value", t0)
+        if len(other) != len(kept) or len(other) < len(again) and min(c.score for c in other) < KEEP_SCORE:
+            continue
+        at_sure = [any(_near(c, o) for c, _ in sure) for o in other]
+        if (min(o_conf) >= min_confidence
+                and all(any(_near(c, o) and v == ov for o, ov in zip(other, o_values)) for c, v in sure)
+                and all(o.size >= least for o, known in zip(other, at_sure) if not known)):
+            return other, other_p, o_values, o_conf, again_doubtful
+    return first
+
+
+def _near(die: Candidate, other: Candidate) -> bool:
+    """`other` lies at `die`'s place (within half of it)."""
+    return bool(np.hypot(die.cx - other.cx, die.cy - other.cy) < 0.5 * die.size)
+
+
 def _timed(timings: dict | None, stage: str, since: float) -> float:
     """Add the time since `since` to `stage` in `timings` (when given); now."""
     now = time.perf_counter()
@@ -260,8 +301,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     count, candidates read whole at GROWN times their size, then groups of candidates read
     as one die) and takes the first look that finds that many once the count's culls are
     made (`_settled`); when none does, the reading is flagged with both counts. With the
-    count found, a die boxed at another size than the sure ones is read again at theirs
-    (`_at_throw_size`). Without `expect`, the first look is at every level.
+    count found but a die read unsurely, the harder looks are tried for a sure reading of
+    it (`_surer`); then a die boxed at another size than the sure ones is read again at
+    theirs (`_at_throw_size`). Without `expect`, the first look is at every level.
     `die_px`: a die's size in frame pixels, when calibration knows it: the finder then
     looks at that scale alone (a first look that misses the count still searches them all).
     With the calibrated `empty_table`, a read where one thing unlike the table covers more
@@ -314,6 +356,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if values is None:
         values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
     valued += time.perf_counter() - t0
+    if expect is not None and len(kept) == expect and min(confidences, default=1.0) < min_confidence:
+        kept, probs, values, confidences, doubtful = _surer(frame, roi, timings, level, pips, memo, dice, profile,
+                                                            min_confidence, (kept, probs, values, confidences, doubtful))
     if expect is not None and len(kept) == expect:
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
                                                           min_confidence, timings)
