@@ -519,9 +519,8 @@ def test_a_die_read_surely_on_a_board_tile_stays(monkeypatch, tile, values, flag
     which the face model half takes for a die without pips. The die inside, read surely,
     stays and the tile goes. Had the big one been read as a pip die (three, unsurely), the
     small sure one would be its pip, and go."""
-    from hardware.vision.detect import Candidate
-
-    _a_table_of(monkeypatch, {Candidate(200, 200, 160, 0.7): tile, Candidate(230, 220, 40, 0.6): _p(five=0.96, none=0.04)})
+    _a_table_of(monkeypatch, {Candidate(200, 200, 160, 0.7): tile,
+                              Candidate(230, 220, 40, 0.6): _p(five=0.96, none=0.04)})
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=1)
     assert reading.values == values and reading.flagged == flagged, reading.reason
 
@@ -551,7 +550,8 @@ def test_a_harder_look_taken_for_a_surer_count_keeps_the_dice_read_surely(monkey
     four, speck = Candidate(100, 200, 40, 0.9), Candidate(300, 300, 14, 0.5)
     two = _p(two=0.6, none=0.4)
     seen = {four: _p(four=0.97, none=0.03), speck: two}
-    finest = {Candidate(101, 200, 40, 0.9): four_again, Candidate(320, 120, 40, 0.6): _p(six=0.97, none=0.03), speck: two}
+    six = Candidate(320, 120, 40, 0.6)
+    finest = {Candidate(101, 200, 40, 0.9): four_again, six: _p(six=0.97, none=0.03), speck: two}
     _looks(monkeypatch, seen, finest)
     # the speck read again at the dice's size (reader._at_throw_size) is still a muddle
     monkeypatch.setattr(reader, "face_probabilities", lambda frame, cands, second_look: np.array(

@@ -357,8 +357,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
     valued += time.perf_counter() - t0
     if expect is not None and len(kept) == expect and min(confidences, default=1.0) < min_confidence:
+        first = (kept, probs, values, confidences, doubtful)
         kept, probs, values, confidences, doubtful = _surer(frame, roi, timings, level, pips, memo, dice, profile,
-                                                            min_confidence, (kept, probs, values, confidences, doubtful))
+                                                            min_confidence, first)
     if expect is not None and len(kept) == expect:
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
                                                           min_confidence, timings)
