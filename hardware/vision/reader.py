@@ -20,8 +20,9 @@ from hardware.vision.memory import TableMemory
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
-from hardware.vision.throw import (PART_DIE, SMALLER, beside, one_size, p_die, sure_die, surely_read, without_misfits,
-                                   without_odd_sizes, without_parts, without_smaller_doubts, without_strays)
+from hardware.vision.throw import (PART_DIE, SMALLER, at_place, beside, one_size, p_die, reads_pips, sure_die,
+                                   surely_read, without_misfits, without_odd_sizes, without_parts,
+                                   without_smaller_doubts, without_strays)
 
 DICE_KINDS = ("pips", "chance", "spike")
 KEEP_SCORE = 0.40  # centre-model peak needed to count a die
@@ -161,13 +162,19 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
         if not held:
             continue
         sure = [c for c in held if sure_die(read[c])]
-        undie = int(np.argmax(read[big])) in (NOT_A_DIE, OTHER_DIE)
         if (len(sure) >= 2 or p_die(read[big]) < keep_die
-                or undie and any(int(np.argmax(read[c])) not in (NOT_A_DIE, OTHER_DIE) for c in sure)):
+                or not reads_pips(read[big]) and any(reads_pips(read[c]) for c in sure)):
             dropped.add(big)
         else:
             dropped.update(held)
     return [c for c in cands if c not in dropped]
+
+
+def _left_weak(settled: Sequence[Candidate], found: Sequence[Candidate]) -> bool:
+    """Whether the count's culls (`found` to `settled`) left a candidate the centre model is
+    unsure of (under KEEP_SCORE): one found only under a lowered cut-off is too weak to
+    stand alone for the count."""
+    return len(settled) < len(found) and min((c.score for c in settled), default=1.0) < KEEP_SCORE
 
 
 def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
@@ -238,40 +245,35 @@ def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_c
     return trial, trial_p, trial_values, trial_conf
 
 
-def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence, first):
-    """The count found, but a die read unsurely (a board's token found in place of a die on
-    it, a speck in place of a die the quick look missed, a die boxed by its top face alone):
-    the harder looks are tried in turn, and the first that reads the count with every die
-    read surely is taken, when it keeps every die the first reading read surely (same value,
-    same place), leaves no die the centre model is unsure of alone after culls (as in
-    read_dice), and finds nothing else under SMALLER times the first reading's smallest die
-    (a pip of a die read unsurely is read surely as a one). Else the first reading stands,
-    to be held. `first`: (dice, probabilities, values, confidences, doubtful)."""
+def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence, first, looks):
+    """The count found, but a die read unsurely (a board's token in place of a die on it, a
+    speck in place of a die the quick look missed, a die boxed by its top face alone). Of
+    `looks` (the harder looks not yet run), the first whose reading of the count is sure is
+    taken, if it keeps the sure dice of `first` (same value and place), its culls leave no
+    weak candidate (`_left_weak`), and nothing else in it is under SMALLER times the first
+    reading's smallest die (a pip of a die read unsurely reads surely as a one). Else
+    `first` stands: (dice, probabilities, values, confidences, doubtful)."""
     kept, _, values, confidences, _ = first
     sure = [(c, v) for c, v, q in zip(kept, values, confidences) if q >= min_confidence]
     least = SMALLER * min(c.size for c in kept)
-    for look in HARDER:
+    for look in looks:
         if look.grown and not pips:  # a chance or spike die's value is read from its own box
             break
         again, again_p, again_doubtful = find_dice(frame, roi, timings, level, None, look, pips, memo)
         t0 = time.perf_counter()
         other, other_p, o_values, o_conf = _settled(frame, again, again_p, dice, profile, min_confidence, len(kept))
-        if o_values is None and len(other) == len(kept):
+        unfit = len(other) != len(kept) or _left_weak(other, again)
+        if not unfit and o_values is None:
             o_values, o_conf = _values(frame, other, other_p, dice, profile, min_confidence)
         _timed(timings, "value", t0)
-        if len(other) != len(kept) or len(other) < len(again) and min(c.score for c in other) < KEEP_SCORE:
+        if unfit:
             continue
-        at_sure = [any(_near(c, o) for c, _ in sure) for o in other]
+        at_sure = [any(at_place(c, o) for c, _ in sure) for o in other]
         if (min(o_conf) >= min_confidence
-                and all(any(_near(c, o) and v == ov for o, ov in zip(other, o_values)) for c, v in sure)
+                and all(any(at_place(c, o) and v == ov for o, ov in zip(other, o_values)) for c, v in sure)
                 and all(o.size >= least for o, known in zip(other, at_sure) if not known)):
             return other, other_p, o_values, o_conf, again_doubtful
     return first
-
-
-def _near(die: Candidate, other: Candidate) -> bool:
-    """`other` lies at `die`'s place (within half of it)."""
-    return bool(np.hypot(die.cx - other.cx, die.cy - other.cy) < 0.5 * die.size)
 
 
 def _timed(timings: dict | None, stage: str, since: float) -> float:
@@ -330,6 +332,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     t0 = time.perf_counter()
     kept, probs, values, confidences = _settled(frame, kept, probs, dice, profile, min_confidence, expect)
     valued = time.perf_counter() - t0
+    tried = 0  # harder looks run
     if expect is not None and len(kept) != expect:
         # the first look to find the count (after the count's culls: parts, misfits,
         # strays) is taken; when none does, the one nearest it, so the host has the most
@@ -340,13 +343,12 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 # was missed; and a chance or spike die's value is read from its box, which
                 # must then be the die's own, not grown or grouped
                 break
+            tried += 1
             again, again_p, again_doubtful = find_dice(frame, roi, timings, level, None, look, pips, memo)
             t0 = time.perf_counter()
             other = _settled(frame, again, again_p, dice, profile, min_confidence, expect)
             valued += time.perf_counter() - t0
-            if len(other[0]) < len(again) and min((c.score for c in other[0]), default=1.0) < KEEP_SCORE:
-                # what the culls leave must be dice the centre model is sure of: one found only
-                # under a lowered cut-off is too weak to stand alone for the count
+            if _left_weak(other[0], again):
                 continue
             if abs(len(other[0]) - expect) < abs(len(kept) - expect):
                 (kept, probs, values, confidences), doubtful = other, again_doubtful
@@ -359,7 +361,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if expect is not None and len(kept) == expect and min(confidences, default=1.0) < min_confidence:
         first = (kept, probs, values, confidences, doubtful)
         kept, probs, values, confidences, doubtful = _surer(frame, roi, timings, level, pips, memo, dice, profile,
-                                                            min_confidence, first)
+                                                            min_confidence, first, HARDER[tried:])
     if expect is not None and len(kept) == expect:
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
                                                           min_confidence, timings)

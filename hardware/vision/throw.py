@@ -10,7 +10,7 @@ from typing import Sequence
 import numpy as np
 
 from hardware.vision.detect import Candidate
-from hardware.vision.faces import NOT_A_DIE
+from hardware.vision.faces import NOT_A_DIE, OTHER_DIE
 
 # A doubtful candidate beside a die that was read, which the face model does not believe to
 # be a die (under PART_DIE), is part of that die: its front face on a tilted camera, its
@@ -33,6 +33,11 @@ def p_die(p: np.ndarray) -> float:
 
 def sure_die(p: np.ndarray) -> bool:
     return p_die(p) >= SURE_DIE and float(p.max()) >= SURE_DIE
+
+
+def reads_pips(p: np.ndarray) -> bool:
+    """Whether the face model's best reading is a number of pips (not no die or no pips)."""
+    return int(np.argmax(p)) not in (NOT_A_DIE, OTHER_DIE)
 
 
 def without_parts(kept: list[Candidate], probs: np.ndarray, expect: int) -> tuple[list[Candidate], np.ndarray]:
@@ -115,6 +120,11 @@ def without_smaller_doubts(kept, probs, values, confidences, expect: int, min_co
            for i in range(len(kept)) if i not in sure):
         return kept, probs, values, confidences
     return _only(sure, kept, probs, values, confidences)
+
+
+def at_place(die: Candidate, other: Candidate) -> bool:
+    """`other` lies at `die`'s place (within half of it)."""
+    return bool(np.hypot(die.cx - other.cx, die.cy - other.cy) < 0.5 * die.size)
 
 
 def beside(c: Candidate, dice: Sequence[Candidate]) -> bool:
