@@ -16,7 +16,7 @@ from hardware.vision.spike import SpikeProfile
 
 def spike_lesson(frame: np.ndarray, roi=None) -> tuple[list[np.ndarray], list[tuple[int, int, int, int]]]:
     """What one teaching picture teaches: a crop of every die seen (inside `roi`, if given),
-    as the profile keeps them, and each die's box, to show the table which dice were taken."""
+    as the profile keeps them, and each die's box, to show the table which dice it takes."""
     frame = check_frame(frame)
     kept, _, _ = find_dice(frame, roi)
     if not kept:
@@ -27,7 +27,7 @@ def spike_lesson(frame: np.ndarray, roi=None) -> tuple[list[np.ndarray], list[tu
 def teach_spike(profile: SpikeProfile, face: int, frames: Iterable[np.ndarray],
                 roi=None) -> tuple[SpikeProfile, int]:
     """Add every die seen in the frames (inside `roi`, if given) as an example of `face`;
-    returns the profile and how many were added."""
+    returns the profile and the number of examples added."""
     examples = []
     for frame in frames:
         examples += spike_lesson(frame, roi)[0]
