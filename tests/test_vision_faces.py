@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 
 from hardware.vision import faces, networks
-from hardware.vision.detect import find_candidates
+from hardware.vision.detect import Candidate, find_candidates
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -170,3 +170,27 @@ def test_the_second_model_reads_only_the_crops_the_first_doubts(monkeypatch):
     leaning = int((first.max(1) >= faces.LEANING).sum())
     assert 0 < leaning
     assert seen[:2] == [(faces.MODEL, len(candidates)), (faces.SECOND_OPINION, leaning)]
+
+
+def test_the_second_look_goes_to_the_likeliest_dice_only(monkeypatch):
+    n = faces.SECOND_LOOKS + 10
+    no_die = 0.39 - 0.01 * np.arange(n)  # the last candidates are the likeliest dice
+    rows = np.zeros((n, 8))
+    rows[:, faces.NOT_A_DIE], rows[:, 1], rows[:, 2] = no_die, (1 - no_die) / 2, (1 - no_die) / 2
+    views = []
+
+    def probabilities(blob, sure):  # the first batch: the rows above; then the views, as no die
+        if not views and len(blob) == n:
+            views.append(0)
+            return rows.copy()
+        views.append(len(blob))
+        out = np.zeros((len(blob), 8))
+        out[:, faces.NOT_A_DIE] = 1.0
+        return out
+
+    monkeypatch.setattr(faces, "_probabilities", probabilities)
+    candidates = [Candidate(20 + 10 * i, 200, 30, 0.9) for i in range(n)]
+    p = faces.face_probabilities(np.zeros((400, 800, 3), np.uint8), candidates)
+    assert views[1:] == [faces.SECOND_LOOKS * len(faces.LOOKS)]
+    looked = np.flatnonzero(~np.isclose(p[:, faces.NOT_A_DIE], no_die))
+    assert list(looked) == list(range(n - faces.SECOND_LOOKS, n))

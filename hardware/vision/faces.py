@@ -21,6 +21,7 @@ MODEL = "die_faces.onnx"
 SECOND_OPINION = "die_faces_second.onnx"  # the face model trained on with more kinds of crops (see settle)
 LEANING, SECOND_SURE = 0.3, 0.9  # how sure the first and the second must be for settle to take the second
 SECOND_LOOK = 0.8  # a die whose best class is below this is looked at again, in other views
+SECOND_LOOKS = 24  # ... and of one batch of candidates, at most this many: the likeliest dice
 # (turn in degrees, size factor, mirrored): small turns and mirrors only. The picture's top
 # is the far side of the table, and a die seen at an angle shows its top face above its
 # sides; turned a quarter, its side face could pass for the top.
@@ -143,12 +144,17 @@ def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],
     A die the models are unsure of (no class above `second_look`) is looked at again,
     mirrored, turned a little and a little larger and smaller, and
     the views' probabilities are averaged: one view's unlucky glare or pixel grid
-    matters less, and views that disagree keep the confidence low."""
+    matters less, and views that disagree keep the confidence low. At most SECOND_LOOKS
+    candidates get it, those least likely to be no die: on a speckled table the frame's
+    own pixels give hundreds of candidates, most of them its grain, whose views would
+    take seconds."""
     if not candidates:
         return np.zeros((0, 8), np.float32)
     blob = standardise_crops([cut(frame, c.cx, c.cy, CROP_FACTOR * c.size) for c in candidates])
     p = _probabilities(blob, second_look)
     unsure = [i for i in range(len(candidates)) if p[i].max() < second_look]
+    if len(unsure) > SECOND_LOOKS:
+        unsure = sorted(sorted(unsure, key=lambda i: p[i][NOT_A_DIE])[:SECOND_LOOKS])
     if unsure:
         views = standardise_crops([_view(cut(frame, candidates[i].cx, candidates[i].cy,
                                                  CROP_FACTOR * candidates[i].size * s, angle=a), mirror)
