@@ -71,16 +71,16 @@ F=(scripts/vision/train_faces.py --device "$DEVICE" --no-held-out --minutes "$MI
    --pools /tmp/pools)
 REAL=(--oblique-real 0.3 --oblique-boards 0.15)
 LOW=(--low-res 0.4)
+WIDE=("${F[@]}" "${REAL[@]}" --oblique-common 0.5 "${LOW[@]}")  # the shipped face model's kinds of crops
 
 if [ "$1" = wide ]; then
     # The face model: FROM_WIDE, the width-2 export of the CPU run in docs/vision.md,
     # trained on with the second model's kinds of crops and the common dice. At most 8
     # files come back from a lent machine: write only the model and its log.
     : "${FROM_WIDE:?set FROM_WIDE to the width-2 export to go on from (carried in .lab)}"
-    W=("${F[@]}" "${REAL[@]}" --oblique-common 0.5 "${LOW[@]}")
-    "$PY" "${W[@]}" --seed 21 --workers 16 --pools-only  # the job's seed: it loads this pool, not its own
+    "$PY" "${WIDE[@]}" --seed 21 --workers 16 --pools-only  # the job's seed: it loads this pool, not its own
     status=0
-    "$PY" "${W[@]}" --workers "${WORKERS:-4}" --width 2 --from-onnx "$FROM_WIDE" --lr 3e-4 --seed 21 \
+    "$PY" "${WIDE[@]}" --workers "${WORKERS:-4}" --width 2 --from-onnx "$FROM_WIDE" --lr 3e-4 --seed 21 \
         --out "$OUT/faces_wide.onnx" > "$OUT/faces_wide.log" 2>&1 || status=$?
     grep -v Warning "$OUT/faces_wide.log" | tail -n 3
     exit $status
@@ -91,10 +91,10 @@ if [ "$1" = more ]; then
     # (half the cores each): the same shares, and a bigger share of dice seen at an angle
     # (the dice that stay unsure: steep views, light pips on a busy board). Models and logs
     # only in $OUT (at most 8 files come back).
-    W=("${F[@]}" "${REAL[@]}" --oblique-common 0.5 "${LOW[@]}" --width 2 --lr 3e-4
-       --from-onnx hardware/vision/models/die_faces.onnx --workers "${WORKERS:-7}")
+    W=("${WIDE[@]}" --width 2 --lr 3e-4 --from-onnx hardware/vision/models/die_faces.onnx
+       --workers "${WORKERS:-7}")
     # one seed for both: a pool is kept under its seed, so both load the one drawn here
-    "$PY" "${F[@]}" "${REAL[@]}" --oblique-common 0.5 "${LOW[@]}" --seed 31 --workers 16 --pools-only
+    "$PY" "${WIDE[@]}" --seed 31 --workers 16 --pools-only
     pids=()
     "$PY" "${W[@]}" --seed 31 --out "$OUT/faces_more.onnx" > "$OUT/faces_more.log" 2>&1 &
     pids+=($!)
