@@ -245,6 +245,17 @@ def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_c
     return trial, trial_p, trial_values, trial_conf
 
 
+def _look_again(frame, roi, timings, level, pips, memo, look, dice, profile, min_confidence, count, die_px=None):
+    """One look at the frame: its dice after the count's culls (`_settled`: dice,
+    probabilities, values, confidences), its doubtful candidates, and whether the culls
+    left a weak candidate (`_left_weak`: a harder look is then not taken)."""
+    again, again_p, doubtful = find_dice(frame, roi, timings, level, die_px, look, pips, memo)
+    t0 = time.perf_counter()
+    settled = _settled(frame, again, again_p, dice, profile, min_confidence, count)
+    _timed(timings, "value", t0)
+    return settled, doubtful, _left_weak(settled[0], again)
+
+
 def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence, first, looks):
     """The count found, but a die read unsurely (a board's token in place of a die on it, a
     speck in place of a die the quick look missed, a die boxed by its top face alone). Of
@@ -259,15 +270,14 @@ def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence
     for look in looks:
         if look.grown and not pips:  # a chance or spike die's value is read from its own box
             break
-        again, again_p, again_doubtful = find_dice(frame, roi, timings, level, None, look, pips, memo)
-        t0 = time.perf_counter()
-        other, other_p, o_values, o_conf = _settled(frame, again, again_p, dice, profile, min_confidence, len(kept))
-        unfit = len(other) != len(kept) or _left_weak(other, again)
-        if not unfit and o_values is None:
-            o_values, o_conf = _values(frame, other, other_p, dice, profile, min_confidence)
-        _timed(timings, "value", t0)
-        if unfit:
+        (other, other_p, o_values, o_conf), again_doubtful, weak = _look_again(
+            frame, roi, timings, level, pips, memo, look, dice, profile, min_confidence, len(kept))
+        if weak or len(other) != len(kept):
             continue
+        if o_values is None:
+            t0 = time.perf_counter()
+            o_values, o_conf = _values(frame, other, other_p, dice, profile, min_confidence)
+            _timed(timings, "value", t0)
         at_sure = [any(at_place(c, o) for c, _ in sure) for o in other]
         if (min(o_conf) >= min_confidence
                 and all(any(at_place(c, o) and v == ov for o, ov in zip(other, o_values)) for c, v in sure)
@@ -327,11 +337,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     # Without the count, nothing says when to look harder: look at every level at once.
     first = FIRST_LOOK if expect is not None or die_px else HARDER[0]
     level = _face_level(dice, min_confidence)
-    kept, probs, doubtful = find_dice(frame, roi, timings, level, die_px, first, pips,
-                                      memo if die_px is None else None)
-    t0 = time.perf_counter()
-    kept, probs, values, confidences = _settled(frame, kept, probs, dice, profile, min_confidence, expect)
-    valued = time.perf_counter() - t0
+    (kept, probs, values, confidences), doubtful, _ = _look_again(
+        frame, roi, timings, level, pips, memo if die_px is None else None, first, dice, profile, min_confidence, expect,
+        die_px)
     tried = 0  # harder looks run
     if expect is not None and len(kept) != expect:
         # the first look to find the count (after the count's culls: parts, misfits,
@@ -344,11 +352,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 # must then be the die's own, not grown or grouped
                 break
             tried += 1
-            again, again_p, again_doubtful = find_dice(frame, roi, timings, level, None, look, pips, memo)
-            t0 = time.perf_counter()
-            other = _settled(frame, again, again_p, dice, profile, min_confidence, expect)
-            valued += time.perf_counter() - t0
-            if _left_weak(other[0], again):
+            other, again_doubtful, weak = _look_again(frame, roi, timings, level, pips, memo, look, dice, profile,
+                                                      min_confidence, expect)
+            if weak:
                 continue
             if abs(len(other[0]) - expect) < abs(len(kept) - expect):
                 (kept, probs, values, confidences), doubtful = other, again_doubtful
@@ -357,7 +363,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     t0 = time.perf_counter()
     if values is None:
         values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
-    valued += time.perf_counter() - t0
+    _timed(timings, "value", t0)
     if expect is not None and len(kept) == expect and min(confidences, default=1.0) < min_confidence:
         first = (kept, probs, values, confidences, doubtful)
         kept, probs, values, confidences, doubtful = _surer(frame, roi, timings, level, pips, memo, dice, profile,
@@ -365,8 +371,6 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if expect is not None and len(kept) == expect:
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
                                                           min_confidence, timings)
-    if timings is not None:
-        timings["value"] = timings.get("value", 0.0) + valued * 1000
     t1 = time.perf_counter()
     own = confidences
     if memory is not None and pips:
