@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 SS = 3  # supersampling
+MARKS = 0.0  # share of one faces drawn with a maker's mark (maker_mark; train_faces --marks)
 
 PIP_LAYOUT = {
     1: [(0, 0)],
@@ -152,6 +153,70 @@ def _glyph(rng: random.Random, canvas: np.ndarray, mask: np.ndarray, cx, cy, hal
     canvas[:] = canvas * (1 - a) + colour.astype(np.float32) * a
 
 
+FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX,
+         cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, cv2.FONT_HERSHEY_COMPLEX_SMALL)
+INKS = ((40, 40, 200), (150, 60, 25), (25, 25, 25), (40, 165, 215), (60, 120, 40))  # BGR: red, blue, black, gold, green
+
+
+def _letters(rng: random.Random, layer: np.ndarray, cx, cy, radius, centre_angle, span, height, upright) -> None:
+    """A made-up word along an arc of `radius` round (cx, cy), each letter turned to the arc
+    (`upright`: read from outside, as a word over the pip is; else from inside, as under it)."""
+    font, italic = rng.choice(FONTS), cv2.FONT_ITALIC if rng.random() < 0.2 else 0
+    word = "".join(rng.choice("ABCDEGHIKLMNOPRSTVWY") for _ in range(rng.randint(3, 8)))
+    thick = max(1, int(height * rng.uniform(0.12, 0.28)))
+    scale = height / cv2.getTextSize("H", font | italic, 1.0, thick)[0][1]
+    for k, ch in enumerate(word):
+        t = centre_angle + span * ((k + 0.5) / len(word) - 0.5) * (1 if upright else -1)
+        (w, h), _ = cv2.getTextSize(ch, font | italic, scale, thick)
+        side = int(2 * max(w, h) + 4)
+        patch = np.zeros((side, side), np.uint8)
+        cv2.putText(patch, ch, (side // 2 - w // 2, side // 2 + h // 2), font | italic, scale, 255, thick, cv2.LINE_AA)
+        turn = -math.degrees(t) - 90 if upright else -math.degrees(t) + 90
+        m = cv2.getRotationMatrix2D((side / 2, side / 2), turn, 1.0)
+        x, y = cx + radius * math.cos(t), cy + radius * math.sin(t)
+        m[:, 2] += (x - side / 2, y - side / 2)
+        np.maximum(layer, cv2.warpAffine(patch, m, layer.shape[::-1]), out=layer)
+
+
+def maker_mark(rng: random.Random, canvas: np.ndarray, mask: np.ndarray, cx, cy, half, angle,
+               pip: np.ndarray) -> tuple[float, np.ndarray]:
+    """Many dice carry their maker's mark on the one face: a word arched over or round the
+    pip (a playing-card maker's die), an emblem ring, or the pip itself big and red.
+    Draws the mark (not the pip) where `mask` is the face, and returns the one pip's radius
+    factor and colour."""
+    ink = np.array(rng.choice((pip, *INKS)), np.float64) * rng.uniform(0.8, 1.2)
+    kind = rng.random()
+    if kind < 0.35:  # the pip itself: big, often red, sometimes ringed
+        colour = np.array(INKS[0], np.float64) * rng.uniform(0.7, 1.2) if rng.random() < 0.6 else pip
+        if rng.random() < 0.3:
+            layer = np.zeros(canvas.shape[:2], np.uint8)
+            cv2.circle(layer, (int(cx), int(cy)), int(half * rng.uniform(0.45, 0.7)), 255,
+                       max(1, int(half * rng.uniform(0.02, 0.06))), cv2.LINE_AA)
+            a = (layer.astype(np.float32) / 255 * mask)[..., None]
+            canvas[:] = canvas * (1 - a) + ink.astype(np.float32) * a
+        return rng.uniform(1.4, 2.6), colour
+    layer = np.zeros(canvas.shape[:2], np.uint8)
+    up = angle - math.pi / 2 + rng.choice((0, math.pi / 2, math.pi, -math.pi / 2))
+    height = half * rng.uniform(0.16, 0.34)
+    radius = half * rng.uniform(0.42, 0.68)
+    if kind < 0.8:  # a word over the pip, maybe another under it
+        _letters(rng, layer, cx, cy, radius, up, rng.uniform(1.2, 2.4), height, True)
+        if rng.random() < 0.4:
+            _letters(rng, layer, cx, cy, radius, up + math.pi, rng.uniform(0.8, 1.8), height * 0.8, False)
+    else:  # an emblem: rings, rays or leaves round the pip
+        th = max(1, int(half * rng.uniform(0.02, 0.07)))
+        cv2.circle(layer, (int(cx), int(cy)), int(radius), 255, th, cv2.LINE_AA)
+        n = rng.randint(5, 14)
+        for k in range(n):
+            t = angle + 2 * math.pi * k / n
+            r0, r1 = radius * rng.uniform(0.45, 0.7), radius * rng.uniform(1.0, 1.25)
+            cv2.line(layer, (int(cx + r0 * math.cos(t)), int(cy + r0 * math.sin(t))),
+                     (int(cx + r1 * math.cos(t)), int(cy + r1 * math.sin(t))), 255, th, cv2.LINE_AA)
+    a = (layer.astype(np.float32) / 255 * mask * rng.uniform(0.6, 1.0))[..., None]
+    canvas[:] = canvas * (1 - a) + ink.astype(np.float32) * a
+    return rng.uniform(0.8, 1.3), pip
+
+
 def _die(rng: random.Random, canvas: np.ndarray, cx, cy, half, angle, label, tilt) -> None:
     """Draw one die (top face + visible sides) onto the canvas in place."""
     side = canvas.shape[0]
@@ -189,6 +254,9 @@ def _die(rng: random.Random, canvas: np.ndarray, cx, cy, half, angle, label, til
                 cv2.circle(ghost, (int(gx + x * ca - y * sa), int(gy + x * sa + y * ca)), int(pr * 0.9), 255, -1, cv2.LINE_AA)
             ghost = cv2.GaussianBlur(ghost, (0, 0), pr * 0.3 + 0.5).astype(np.float32) / 255 * mt * rng.uniform(0.1, 0.35)
             canvas[:] = canvas * (1 - ghost[..., None]) + pip * ghost[..., None]
+        if label == 1 and MARKS and rng.random() < MARKS:
+            grow, pip = maker_mark(rng, canvas, mt, cx, cy, half, angle, pip)
+            pip, pr = pip.astype(np.float32), pr * grow
         layer = np.zeros((side, side), np.uint8)
         for px, py in PIP_LAYOUT[label]:
             x, y = px * spread, py * spread
@@ -255,10 +323,11 @@ def photograph(rng: random.Random, canvas: np.ndarray, out: int) -> np.ndarray:
     return cv2.imdecode(enc, cv2.IMREAD_COLOR)
 
 
-if __name__ == "__main__":  # a contact sheet to look at: python scripts/vision/synth_faces.py /tmp/sheet.png
+if __name__ == "__main__":  # a contact sheet to look at: python scripts/vision/synth_faces.py /tmp/sheet.png [marks]
     import sys
 
     r = random.Random(1)
+    MARKS = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0  # 1: every one face marked
     rows = [np.hstack([cv2.resize(face_crop(r, lab), (96, 96), interpolation=cv2.INTER_NEAREST) for lab in range(8)])
             for _ in range(6)]
     cv2.imwrite(sys.argv[1] if len(sys.argv) > 1 else "/tmp/synth_faces.png", np.vstack(rows))

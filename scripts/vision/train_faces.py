@@ -397,6 +397,8 @@ def main():
     ap.add_argument("--pools", metavar="DIR", help="keep the procedural and oblique pools here: loaded when "
                                                    "there, else drawn and saved (shared by several jobs)")
     ap.add_argument("--pools-only", action="store_true", help="draw and save the --pools, then stop")
+    ap.add_argument("--marks", type=float, default=0.0,
+                    help="share of the procedural and oblique one faces drawn with a maker's mark")
     ap.add_argument("--no-held-out", dest="held_check", action="store_false",
                     help="do not read the held-out photos (a training machine given the training split only)")
     args = ap.parse_args()
@@ -408,8 +410,10 @@ def main():
         parallel.one_thread()
     t0 = time.time()
     pools = Path(args.pools) if args.pools else None
+    synth_faces.MARKS = args.marks
+    marked = f"-marks{args.marks}" if args.marks else ""
     # a kept pool is whichever run drew it first (drawn by workers, other seeds than alone)
-    pool = parallel.kept_pool(pools and pools / f"synth-{args.synth}-side{args.side}",
+    pool = parallel.kept_pool(pools and pools / f"synth-{args.synth}-side{args.side}{marked}",
                               lambda: parallel.drawn_in_parallel(synth_pool, args.synth, 5, args.workers))
     print(f"{len(pool)} procedural crops in {time.time() - t0:.0f}s", flush=True)
     pasted = paste_pool(args.paste, cache=args.sprites_cache) if args.paste else None
@@ -426,7 +430,7 @@ def main():
                                  common=args.oblique_common)
         name = (f"oblique-{args.oblique}-side{args.side}-seed{args.seed - 5}-roll{args.upright}"
                 f"-real{args.oblique_real}-boards{args.oblique_boards}"
-                + (f"-common{args.oblique_common}" if args.oblique_common else ""))
+                + (f"-common{args.oblique_common}" if args.oblique_common else "") + marked)
         oblique = parallel.kept_pool(pools and pools / name,
                                      lambda: parallel.drawn_in_parallel(draw, args.oblique, args.seed - 5, args.workers))
     print(f"{args.oblique} oblique crops in {time.time() - t0:.0f}s", flush=True)
