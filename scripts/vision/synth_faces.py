@@ -125,6 +125,15 @@ def _square(cx, cy, half, angle, corner):
     return np.array([(cx + x * ca - y * sa, cy + x * sa + y * ca) for x, y in pts], np.float32)
 
 
+def _rays(rng: random.Random, layer: np.ndarray, cx, cy, angle, n, reach, inner, outer, th) -> None:
+    """n rays round (cx, cy), each from `inner` to `outer` (ranges, in `reach`es) out."""
+    for k in range(n):
+        a = angle + 2 * math.pi * k / n
+        r0, r1 = reach * rng.uniform(*inner), reach * rng.uniform(*outer)
+        cv2.line(layer, (int(cx + r0 * math.cos(a)), int(cy + r0 * math.sin(a))),
+                 (int(cx + r1 * math.cos(a)), int(cy + r1 * math.sin(a))), 255, th, cv2.LINE_AA)
+
+
 def _glyph(rng: random.Random, canvas: np.ndarray, mask: np.ndarray, cx, cy, half, angle, colour) -> None:
     """A random symbol (strokes, polygons, rings): never a pip-like small dot layout."""
     layer = np.zeros(canvas.shape[:2], np.uint8)
@@ -140,12 +149,7 @@ def _glyph(rng: random.Random, canvas: np.ndarray, mask: np.ndarray, cx, cy, hal
         elif kind == 2:
             cv2.circle(layer, (int(cx), int(cy)), int(half * rng.uniform(0.25, 0.6)), 255, th, cv2.LINE_AA)
         elif kind == 3:
-            n = rng.randint(4, 10)
-            for k in range(n):
-                a = angle + 2 * math.pi * k / n
-                r0, r1 = half * rng.uniform(0.1, 0.3), half * rng.uniform(0.45, 0.65)
-                cv2.line(layer, (int(cx + r0 * math.cos(a)), int(cy + r0 * math.sin(a))),
-                         (int(cx + r1 * math.cos(a)), int(cy + r1 * math.sin(a))), 255, th, cv2.LINE_AA)
+            _rays(rng, layer, cx, cy, angle, rng.randint(4, 10), half, (0.1, 0.3), (0.45, 0.65), th)
         else:
             cv2.ellipse(layer, (int(cx), int(cy)), (int(half * rng.uniform(0.3, 0.6)), int(half * rng.uniform(0.1, 0.35))),
                         math.degrees(angle) + rng.uniform(0, 180), 0, 360, 255, th if rng.random() < 0.5 else -1, cv2.LINE_AA)
@@ -206,12 +210,7 @@ def maker_mark(rng: random.Random, canvas: np.ndarray, mask: np.ndarray, cx, cy,
     else:  # an emblem: rings, rays or leaves round the pip
         th = max(1, int(half * rng.uniform(0.02, 0.07)))
         cv2.circle(layer, (int(cx), int(cy)), int(radius), 255, th, cv2.LINE_AA)
-        n = rng.randint(5, 14)
-        for k in range(n):
-            t = angle + 2 * math.pi * k / n
-            r0, r1 = radius * rng.uniform(0.45, 0.7), radius * rng.uniform(1.0, 1.25)
-            cv2.line(layer, (int(cx + r0 * math.cos(t)), int(cy + r0 * math.sin(t))),
-                     (int(cx + r1 * math.cos(t)), int(cy + r1 * math.sin(t))), 255, th, cv2.LINE_AA)
+        _rays(rng, layer, cx, cy, angle, rng.randint(5, 14), radius, (0.45, 0.7), (1.0, 1.25), th)
     a = (layer.astype(np.float32) / 255 * mask * rng.uniform(0.6, 1.0))[..., None]
     canvas[:] = canvas * (1 - a) + ink.astype(np.float32) * a
     return rng.uniform(0.8, 1.3), pip
