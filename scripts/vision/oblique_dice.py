@@ -61,9 +61,9 @@ def _face_texture(rng: random.Random, body: np.ndarray, pip: np.ndarray | None, 
             _glyph(rng, colour, alpha, TEX / 2, TEX / 2, TEX / 2, rng.uniform(0, math.pi),
                    _pip_colour(rng, body.reshape(-1, 3).mean(0)))
         return colour, alpha
-    if value == 1 and synth_faces.MARKS and rng.random() < synth_faces.MARKS:
+    if value == 1:
         grow, pip = synth_faces.maker_mark(rng, colour, alpha, TEX / 2, TEX / 2, TEX / 2, 0.0, pip)
-        pip, pip_size = pip.astype(np.float32), pip_size * grow
+        pip_size *= grow
     layer = np.zeros((TEX, TEX), np.uint8)
     turn = rng.randrange(2)  # 2, 3 and 6 lie either way round
     for px, py in PIP_LAYOUT[value]:

@@ -186,8 +186,10 @@ def maker_mark(rng: random.Random, canvas: np.ndarray, mask: np.ndarray, cx, cy,
                pip: np.ndarray) -> tuple[float, np.ndarray]:
     """Many dice carry their maker's mark on the one face: a word arched over or round the
     pip (a playing-card maker's die), an emblem ring, or the pip itself big and red.
-    Draws the mark (not the pip) where `mask` is the face, and returns the one pip's radius
-    factor and colour."""
+    A MARKS share of one faces get one: drawn (not the pip) where `mask` is the face.
+    Returns the one pip's radius factor and colour (1 and `pip` on an unmarked face)."""
+    if not MARKS or rng.random() >= MARKS:  # MARKS 0 draws nothing at random: the crops stay as they were
+        return 1.0, pip
     ink = np.array(rng.choice((pip, *INKS)), np.float64) * rng.uniform(0.8, 1.2)
     kind = rng.random()
     if kind < 0.35:  # the pip itself: big, often red, sometimes ringed
@@ -198,7 +200,7 @@ def maker_mark(rng: random.Random, canvas: np.ndarray, mask: np.ndarray, cx, cy,
                        max(1, int(half * rng.uniform(0.02, 0.06))), cv2.LINE_AA)
             a = (layer.astype(np.float32) / 255 * mask)[..., None]
             canvas[:] = canvas * (1 - a) + ink.astype(np.float32) * a
-        return rng.uniform(1.4, 2.6), colour
+        return rng.uniform(1.4, 2.6), colour.astype(np.float32)
     layer = np.zeros(canvas.shape[:2], np.uint8)
     up = angle - math.pi / 2 + rng.choice((0, math.pi / 2, math.pi, -math.pi / 2))
     height = half * rng.uniform(0.16, 0.34)
@@ -213,7 +215,7 @@ def maker_mark(rng: random.Random, canvas: np.ndarray, mask: np.ndarray, cx, cy,
         _rays(rng, layer, cx, cy, angle, rng.randint(5, 14), radius, (0.45, 0.7), (1.0, 1.25), th)
     a = (layer.astype(np.float32) / 255 * mask * rng.uniform(0.6, 1.0))[..., None]
     canvas[:] = canvas * (1 - a) + ink.astype(np.float32) * a
-    return rng.uniform(0.8, 1.3), pip
+    return rng.uniform(0.8, 1.3), pip.astype(np.float32)
 
 
 def _die(rng: random.Random, canvas: np.ndarray, cx, cy, half, angle, label, tilt) -> None:
@@ -253,9 +255,9 @@ def _die(rng: random.Random, canvas: np.ndarray, cx, cy, half, angle, label, til
                 cv2.circle(ghost, (int(gx + x * ca - y * sa), int(gy + x * sa + y * ca)), int(pr * 0.9), 255, -1, cv2.LINE_AA)
             ghost = cv2.GaussianBlur(ghost, (0, 0), pr * 0.3 + 0.5).astype(np.float32) / 255 * mt * rng.uniform(0.1, 0.35)
             canvas[:] = canvas * (1 - ghost[..., None]) + pip * ghost[..., None]
-        if label == 1 and MARKS and rng.random() < MARKS:
+        if label == 1:
             grow, pip = maker_mark(rng, canvas, mt, cx, cy, half, angle, pip)
-            pip, pr = pip.astype(np.float32), pr * grow
+            pr *= grow
         layer = np.zeros((side, side), np.uint8)
         for px, py in PIP_LAYOUT[label]:
             x, y = px * spread, py * spread
