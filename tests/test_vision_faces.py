@@ -61,7 +61,7 @@ def test_unsure_dice_get_every_extra_view_and_stay_a_distribution(monkeypatch):
 
 
 def test_a_pip_table_sets_aside_the_no_pips_share_of_a_clear_one():
-    from hardware.vision.reader import pip_value
+    from hardware.vision.values import pip_value
     # a clear one-pip face the model half takes for a chance cube's central mark
     one = np.array([0.0, 0.62, 0.0, 0.01, 0.0, 0.01, 0.01, 0.35])
     value, confidence = pip_value(one)

@@ -127,13 +127,13 @@ def test_a_die_the_memory_vouched_for_is_not_learned(monkeypatch):
     memory = TableMemory()
     for k in range(5):
         memory.learn(_again(frame, k), *_dice_of(frame, values))
-    read_plain = reader._values
+    read_plain = reader.read_values
 
     def first_doubted(frame, kept, probs, dice, profile, min_confidence):  # the face models doubt die 0
         values, confidences = read_plain(frame, kept, probs, dice, profile, min_confidence)
         return values, [0.5] + list(confidences[1:])
 
-    monkeypatch.setattr(reader, "_values", first_doubted)
+    monkeypatch.setattr(reader, "read_values", first_doubted)
     before = len(memory)
     reading = read_dice(frame, "pips", expect=len(values), memory=memory)
     assert not reading.flagged  # vouched for ...

@@ -409,7 +409,7 @@ def test_a_die_found_by_its_top_face_alone_is_read_whole_when_the_count_is_short
 
 def test_a_die_already_read_keeps_its_box_when_another_is_read_whole(monkeypatch):
     """Two dice in play: one read barely surely (0.86: a pip die needs 0.85 of the face
-    model, reader.PIP_DOUBT), and one found by its top face alone.
+    model, values.PIP_DOUBT), and one found by its top face alone.
     Only the second is read whole: the first keeps its box and value, whatever its grown
     views would say (its side faces)."""
     from hardware.vision import reader
@@ -740,7 +740,7 @@ def test_a_chance_cube_boxed_with_its_neighbour_is_read_at_the_throw_s_size(monk
 
 @pytest.mark.parametrize("p, held", [(0.83, True), (0.87, False)])
 def test_a_pip_die_needs_more_than_min_confidence_from_the_face_model(monkeypatch, p, held):
-    """A pip reading's doubt counts 4/3 as much (reader.PIP_DOUBT): at min_confidence 0.80 a
+    """A pip reading's doubt counts 4/3 as much (values.PIP_DOUBT): at min_confidence 0.80 a
     die the face model gives 0.83 holds the reveal, one at 0.87 passes at about 0.83."""
     from hardware.vision.detect import Candidate
 
@@ -756,9 +756,9 @@ def test_a_pip_die_needs_more_than_min_confidence_from_the_face_model(monkeypatc
 @pytest.mark.parametrize("dice, level", [("pips", 0.85), ("chance", 0.80)])
 def test_the_face_models_look_again_up_to_the_level_a_die_needs(monkeypatch, dice, level):
     """The face models' second look and second opinion work on what is under the
-    probability a die needs: 0.85 for a pip die at min_confidence 0.80 (reader.PIP_DOUBT),
+    probability a die needs: 0.85 for a pip die at min_confidence 0.80 (values.PIP_DOUBT),
     0.80 for the kinds whose reading weighs other things."""
-    from hardware.vision import reader
+    from hardware.vision import reader, values
     from hardware.vision.detect import Candidate
 
     # a sure die, and one boxed twice its size and read unsurely: read again at the throw's size
@@ -772,7 +772,7 @@ def test_the_face_models_look_again_up_to_the_level_a_die_needs(monkeypatch, dic
                          for c in cands])
 
     monkeypatch.setattr(reader, "face_probabilities", faces)
-    monkeypatch.setattr(reader.chance, "throw_colours",  # the big one's colour unsure too
+    monkeypatch.setattr(values.chance, "throw_colours",  # the big one's colour unsure too
                         lambda frame, dice, least: [(1, 0.99 if c.size < 80 else 0.6) for c in dice])
     read_dice(np.full((300, 300, 3), 90, np.uint8), dice, expect=2, min_confidence=0.8)
     assert 1 in [n for n, _ in asked]  # the big one read at the throw's size (reader._at_throw_size)

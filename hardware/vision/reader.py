@@ -12,7 +12,6 @@ from typing import Sequence
 
 import numpy as np
 
-from hardware.vision import chance, spike
 from hardware.vision.detect import Candidate, distinct, find_candidates, inside, whole_of_groups
 from hardware.vision.doubt import doubt
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
@@ -23,17 +22,13 @@ from hardware.vision.spike import SpikeProfile, SpikeProfileError
 from hardware.vision.throw import (PART_DIE, SMALLER, at_place, beside, one_size, p_die, reads_pips, sure_die,
                                    surely_read, without_misfits, without_odd_sizes, without_parts,
                                    without_smaller_doubts, without_strays)
+from hardware.vision.values import face_level, read_values
 
 DICE_KINDS = ("pips", "chance", "spike")
 KEEP_SCORE = 0.40  # centre-model peak needed to count a die
 KEEP_DIE = 0.5  # face-model belief that a die is centred there
 DOUBT_SCORE = 0.30  # below KEEP but above these: something die-like we cannot confirm
 DOUBT_DIE = 0.25
-PIP_BLANK = 0.5  # see pip_value
-# A pip reading's doubt (1 - p) counts this much more: the face model's p overstates how
-# often it is right on cameras and light it never saw (docs/decisions.md), so a pip die
-# needs p 0.85 to pass min_confidence 0.80.
-PIP_DOUBT = 4 / 3
 ODD_SIZE = 1.3  # a die read unsurely this far from the sure dice's size is read again at theirs (_at_throw_size)
 
 
@@ -188,7 +183,7 @@ def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     kept, probs = without_parts(kept, probs, expect)
     if len(kept) <= expect:
         return kept, probs, None, None
-    values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
+    values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
     found = len(kept)
     kept, probs, values, confidences = without_misfits(kept, probs, values, confidences, expect, min_confidence)
     if len(kept) > expect:
@@ -200,7 +195,7 @@ def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
                                                                   min_confidence)
     if dice == "chance" and len(kept) < found:
         # a chance cube's colour is read against the rest of its throw: without what went
-        values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
+        values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
     return kept, probs, values, confidences
 
 
@@ -225,7 +220,7 @@ def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_c
         return kept, probs, values, confidences
     again = [Candidate(kept[i].cx, kept[i].cy, size, kept[i].score) for i in odd]
     t0 = time.perf_counter()
-    read = face_probabilities(frame, again, _face_level(dice, min_confidence))
+    read = face_probabilities(frame, again, face_level(dice, min_confidence))
     t0 = _timed(timings, "faces", t0)
     by_die = {i: (c, p) for i, c, p in zip(odd, again, read)}
 
@@ -233,7 +228,7 @@ def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_c
         trial, trial_p = list(kept), probs.copy()
         for i in which:
             trial[i], trial_p[i] = by_die[i]
-        return (trial, trial_p, *_values(frame, trial, trial_p, dice, profile, min_confidence))
+        return (trial, trial_p, *read_values(frame, trial, trial_p, dice, profile, min_confidence))
 
     trial, trial_p, trial_values, trial_conf = read_again(odd)
     took = [i for i in odd if trial_conf[i] > confidences[i]]
@@ -276,7 +271,7 @@ def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence
             continue
         if o_values is None:
             t0 = time.perf_counter()
-            o_values, o_conf = _values(frame, other, other_p, dice, profile, min_confidence)
+            o_values, o_conf = read_values(frame, other, other_p, dice, profile, min_confidence)
             _timed(timings, "value", t0)
         at_sure = [any(at_place(c, o) for c, _ in sure) for o in other]
         if (min(o_conf) >= min_confidence
@@ -336,7 +331,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     memo: dict = {}
     # Without the count, nothing says when to look harder: look at every level at once.
     first = FIRST_LOOK if expect is not None or die_px else HARDER[0]
-    level = _face_level(dice, min_confidence)
+    level = face_level(dice, min_confidence)
     (kept, probs, values, confidences), doubtful, _ = _look_again(
         frame, roi, timings, level, pips, memo if die_px is None else None, first, dice, profile, min_confidence, expect,
         die_px)
@@ -362,7 +357,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 break
     t0 = time.perf_counter()
     if values is None:
-        values, confidences = _values(frame, kept, probs, dice, profile, min_confidence)
+        values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
     _timed(timings, "value", t0)
     if expect is not None and len(kept) == expect and min(confidences, default=1.0) < min_confidence:
         first = (kept, probs, values, confidences, doubtful)
@@ -400,51 +395,3 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         _timed(timings, "memory", t1)
     return Reading(readings, flagged=reason is not None, reason=reason,
                    doubtful=tuple(c.box(frame.shape) for c in doubtful))
-
-
-def pip_value(p: np.ndarray) -> tuple[int, float]:
-    """(pips, confidence) from the face model's eight probabilities, on a table of pip dice.
-
-    The model also knows dice without pips (chance cubes, symbol dice), and a lone central
-    pip looks like their central marks, so a clear one-pip face gives some of its
-    probability to "no pips". A pip table has no such dice, so
-    that share is set aside and the pips are weighed among themselves (the doubt that
-    this is a die at all is kept). When "no pips" is the most of it (PIP_BLANK), the face
-    is washed out or not a pip die, and the pips' own small share is left as it is."""
-    v = int(np.argmax(p[1:7])) + 1
-    blank = float(p[OTHER_DIE])
-    return v, float(p[v]) if blank >= PIP_BLANK else float(p[v]) / (1.0 - blank)
-
-
-def _pip_confidence(p: float) -> float:
-    """A pip die's confidence from the face models' probability: its doubt counted PIP_DOUBT
-    times (at least 0)."""
-    return max(0.0, 1.0 - (1.0 - p) * PIP_DOUBT)
-
-
-def _face_level(dice: str, min_confidence: float) -> float:
-    """The face models' probability a die's reading needs to pass `min_confidence` (for a
-    pip die, _pip_confidence's inverse): the models look again at, and settle, what is under it."""
-    return 1.0 - (1.0 - min_confidence) / PIP_DOUBT if dice == "pips" else min_confidence
-
-
-def _values(frame, kept, probs, dice, profile, min_confidence):
-    values: list = []
-    confidences: list[float] = []
-    spikes = iter(spike.match_all(frame, kept, profile)) if dice == "spike" else None
-    colours = iter(chance.throw_colours(frame, kept, min_confidence)) if dice == "chance" else None
-    for c, p in zip(kept, probs):
-        die = p_die(p)
-        if dice == "pips":
-            v, conf = pip_value(p)
-            values.append(v)
-            confidences.append(_pip_confidence(conf))
-        elif dice == "chance":
-            v, margin = next(colours)
-            values.append(v)
-            confidences.append(margin * die)
-        else:
-            v, conf = next(spikes)
-            values.append(v)
-            confidences.append(conf * die)
-    return values, confidences
