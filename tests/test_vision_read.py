@@ -358,18 +358,23 @@ def _three_and_five_and_a_third(monkeypatch, second_sure: bool, size: float, rea
         assert "3 dice found, the game waits for 2" in reading.reason
 
 
-@pytest.mark.parametrize("size, sure, flagged", [(100, False, False), (60, False, True), (100, True, True)])
-def test_one_too_many_of_another_size_goes_when_the_count_says_so(monkeypatch, size, sure, flagged):
+@pytest.mark.parametrize("size, tile, flagged", [
+    (100, _p(one=0.6, blank=0.28, none=0.12), False),
+    (60, _p(one=0.6, blank=0.28, none=0.12), True),
+    (100, _p(one=0.95, none=0.05), False),  # read surely, but less surely than the dice: the surest throw
+    (100, _p(one=0.995, none=0.005), True),  # read surer than the dice: which is the throw?
+])
+def test_one_too_many_of_another_size_goes_when_the_count_says_so(monkeypatch, size, tile, flagged):
     """Dice of one throw are one size: a board's tile with a number token, found as a die
-    more than twice the size of the two sure dice in play, goes; a thing of a die's size
-    or one the face model is sure is a die stays, and the count flags the read."""
+    more than twice the size of the two sure dice in play, goes; so does one read surely
+    as a one (its token), less surely than the dice (`throw.surest_throw`). A thing of a
+    die's size stays, and so does a tile read surer than the dice: the count flags the read."""
     from hardware.vision.detect import Candidate
 
     _a_table_of(monkeypatch, {
         Candidate(60, 200, 40, 0.9): _p(three=0.98, none=0.02),
         Candidate(340, 200, 40, 0.9): _p(five=0.98, none=0.02),
-        # a one, maybe: the token in the tile's middle
-        Candidate(200, 320, size, 0.7): _p(one=0.95, none=0.05) if sure else _p(one=0.6, blank=0.28, none=0.12),
+        Candidate(200, 320, size, 0.7): tile,  # a one, maybe: the token in the tile's middle
     })
     reading = read_dice(np.full((480, 480, 3), 90, np.uint8), "pips", expect=2)
     assert reading.flagged == flagged, reading.reason
@@ -512,15 +517,19 @@ def test_dice_read_surely_at_sizes_no_throw_has_cull_nothing(monkeypatch):
     assert reading.flagged and "3 dice found, the game waits for 2" in reading.reason, reading.reason
 
 
-@pytest.mark.parametrize("tile, values, flagged", [(_p(blank=0.5, one=0.2, none=0.3), (5,), False),
-                                                  (_p(three=0.6, one=0.1, none=0.3), (3,), True)])
-def test_a_die_read_surely_on_a_board_tile_stays(monkeypatch, tile, values, flagged):
+@pytest.mark.parametrize("tile, inner, values, flagged", [
+    (_p(blank=0.5, one=0.2, none=0.3), _p(five=0.96, none=0.04), (5,), False),
+    (_p(three=0.6, one=0.1, none=0.3), _p(one=0.96, none=0.04), (3,), True),
+    (_p(three=0.6, one=0.1, none=0.3), _p(five=0.96, none=0.04), (5,), False),
+    (_p(one=0.6, blank=0.1, none=0.3), _p(five=0.96, none=0.04), (5,), False),
+])
+def test_a_die_read_surely_on_a_board_tile_stays(monkeypatch, tile, inner, values, flagged):
     """A die on a board: the finder also gives the tile around it, four times its size,
-    which the face model half takes for a die without pips. The die inside, read surely,
-    stays and the tile goes. Had the big one been read as a pip die (three, unsurely), the
-    small sure one would be its pip, and go."""
-    _a_table_of(monkeypatch, {Candidate(200, 200, 160, 0.7): tile,
-                              Candidate(230, 220, 40, 0.6): _p(five=0.96, none=0.04)})
+    which the face model half takes for a die without pips, or for a one (its round token).
+    The die inside, read surely, stays and the tile goes. Had the big one been read as a
+    pip die (three, unsurely) and the small sure one as a one, that would be its pip: it
+    goes, and the unsure three holds the read. A pip never reads as five."""
+    _a_table_of(monkeypatch, {Candidate(200, 200, 160, 0.7): tile, Candidate(230, 220, 40, 0.6): inner})
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=1)
     assert reading.values == values and reading.flagged == flagged, reading.reason
 
@@ -649,13 +658,15 @@ def test_a_die_grown_from_two_of_its_parts_is_counted_once(monkeypatch):
     assert reading.dice[0].box == (164, 164, 236, 236)  # the top face grown: the whole die
 
 
-@pytest.mark.parametrize("speck, expect, flagged", [(13, 1, False), (40, 1, True), (13, 2, True)])
+@pytest.mark.parametrize("speck, expect, flagged", [(13, 1, False), (40, 1, False), (60, 1, True), (13, 2, True)])
 def test_specks_of_another_size_go_when_a_die_of_the_count_s_size_is_found(monkeypatch, speck, expect, flagged):
     """A die found whole (110 px), and two specks of the speckled table read surely as
     twos. Dice of one throw are one size: with one die in play, things over three times
-    smaller are not of it and the die alone makes the count, so they go. Things within
-    three times its size stay, and the count holds the read. With two in play the specks
-    would make the count, but a speck never stands for a die that was found: held."""
+    smaller are not of it and the die alone makes the count, so they go. Things over twice
+    smaller, read less surely than the die, are not of its throw either (the surest
+    throw). Things within twice its size stay, and the count holds the read. With two in
+    play the specks would make the count, but a speck never stands for a die that was
+    found: held."""
     from hardware.vision.detect import Candidate
 
     _a_table_of(monkeypatch, {

@@ -19,10 +19,10 @@ from hardware.vision.memory import TableMemory
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
-from hardware.vision.throw import (PART_DIE, SMALLER, at_place, beside, one_size, p_die, reads_pips, sure_die,
-                                   surely_read, without_misfits, without_odd_sizes, without_parts,
-                                   without_smaller_doubts, without_strays)
-from hardware.vision.values import face_level, read_values
+from hardware.vision.throw import (PART_DIE, SMALLER, at_place, beside, one_size, p_die, reads_as, reads_pips,
+                                   sure_die, surely_read, surest_throw, without_misfits, without_odd_sizes,
+                                   without_parts, without_smaller_doubts, without_strays)
+from hardware.vision.values import face_level, pip_confidence, pip_value, read_values
 
 DICE_KINDS = ("pips", "chance", "spike")
 KEEP_SCORE = 0.40  # centre-model peak needed to count a die
@@ -146,7 +146,9 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
     """Candidates with no one inside another. A big one holding two or more that the face
     model reads surely as dice is several dice (or a tray, a board) taken for one: the small
     ones stay. So does one die read surely in a big one whose best reading is no die or a
-    die without pips (a board's tile around a die on it). Else the small ones are its pips
+    die without pips (a board's tile around a die on it); one read surely as two pips or
+    more in a big one read as a one (a tile, its round number token) stays with the big
+    one, for the count to weigh. Else the small ones are its pips
     or marks (read as a die, they are seldom sure of it), and go, when the face model takes
     the big one for a die."""
     dropped: set[Candidate] = set()
@@ -157,6 +159,8 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
         if not held:
             continue
         sure = [c for c in held if sure_die(read[c])]
+        if reads_as(read[big], 1) and any(reads_as(read[c], *range(2, 7)) for c in sure):
+            continue  # a pip never reads as more than one
         if (len(sure) >= 2 or p_die(read[big]) < keep_die
                 or not reads_pips(read[big]) and any(reads_pips(read[c]) for c in sure)):
             dropped.add(big)
@@ -310,7 +314,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     made (`_settled`); when none does, the reading is flagged with both counts. With the
     count found but a die read unsurely, the harder looks are tried for a sure reading of
     it (`_surer`); then a die boxed at another size than the sure ones is read again at
-    theirs (`_at_throw_size`). Without `expect`, the first look is at every level.
+    theirs (`_at_throw_size`). On a pip table a reading still held gives way to the surest
+    throw of all the looks read, when there is one (`throw.surest_throw`). Without
+    `expect`, the first look is at every level.
     `die_px`: a die's size in frame pixels, when calibration knows it: the finder then
     looks at that scale alone (a first look that misses the count still searches them all).
     With the calibrated `empty_table`, a read where one thing unlike the table covers more
@@ -366,6 +372,16 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if expect is not None and len(kept) == expect:
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
                                                           min_confidence, timings)
+    if expect and pips and (len(kept) != expect or min(confidences) < min_confidence):
+        t0, read = time.perf_counter(), memo.get("faces", {})
+        sure = {c: q for c, p in read.items() if c.score >= KEEP_SCORE and sure_die(p) and reads_pips(p)
+                and (q := pip_confidence(pip_value(p)[1])) >= min_confidence}  # none found only under a lowered cut-off
+        throw = surest_throw(read, sure, dict(zip(kept, probs)), expect)
+        if throw is not None:  # what may be a missed die is a thing of the throw's size
+            kept, probs = throw, np.array([read[c] for c in throw])
+            values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
+            doubtful = [(c, die) for c, die in doubtful if one_size(kept + [c], range(len(kept) + 1))]
+        _timed(timings, "value", t0)
     t1 = time.perf_counter()
     own = confidences
     if memory is not None and pips:

@@ -1,7 +1,8 @@
 """One throw's dice, as the count in play weighs them: when more are found than the game
 waits for, what goes (a die's own front face or shadow, a misfit of another size, a
 stray the face model doubts, smaller things it reads as no face in particular), and only
-on the word of dice read surely and of one size."""
+on the word of dice read surely and of one size; and when the looks' reading is still
+not the count read surely, the surest throw among all they read (`surest_throw`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Sequence
 
 import numpy as np
 
-from hardware.vision.detect import Candidate
+from hardware.vision.detect import Candidate, inside
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE
 
 # A doubtful candidate beside a die that was read, which the face model does not believe to
@@ -24,6 +25,9 @@ ONE_SIZE = 2.0  # dice of one throw are within this factor of each other's size 
 # a pip or a speck of the table found as a die).
 UNLIKE_SIZE = 3.0
 SMALLER, MUDDLED = 0.75, 0.6  # see without_smaller_doubts
+# A die of the surest throw that the looks did not find must be at least this many pixels
+# across: smaller, its pips are a pixel or two, like a speckled table's specks.
+NEW_DIE_PX = 16
 
 
 def p_die(p: np.ndarray) -> float:
@@ -33,6 +37,11 @@ def p_die(p: np.ndarray) -> float:
 
 def sure_die(p: np.ndarray) -> bool:
     return p_die(p) >= SURE_DIE and float(p.max()) >= SURE_DIE
+
+
+def reads_as(p: np.ndarray, *classes: int) -> bool:
+    """Whether the face model's best reading is one of `classes`."""
+    return int(np.argmax(p)) in classes
 
 
 def reads_pips(p: np.ndarray) -> bool:
@@ -120,6 +129,54 @@ def without_smaller_doubts(kept, probs, values, confidences, expect: int, min_co
            for i in range(len(kept)) if i not in sure):
         return kept, probs, values, confidences
     return _only(sure, kept, probs, values, confidences)
+
+
+def surest_throw(read: dict, sure: dict, found: dict, expect: int) -> list[Candidate] | None:
+    """Of every candidate the looks read (`read`: its face probabilities), those read surely
+    as pip dice (`sure`: each one's confidence), the surest of each die (`_again`): when
+    the count's worth of the surest are one size (`one_size`), surer than each of the rest,
+    and the rest all of another size (a board's tiles and tokens read as dice, the board
+    found whole), they are the throw. Else None; so too when one die is read as two faces,
+    surely (two looks) or by the looks' reading `found` (each its face probabilities).
+    What `found` has of the throw's size and the throw leaves out must be doubted (P(die)
+    under PART_DIE: a speck, a mark) and lie beside none of it (else that one may be its
+    side face). A die of the throw that is no die found read again (about its size, at its
+    place) must be NEW_DIE_PX across and show three pips or more; one showing one or two
+    must also lie inside none of the rest. A speck of the table, a pip or a corner of a
+    die's face shows one or two."""
+    ranked: list[Candidate] = []  # one to each place, the surest
+    for c in sorted(sure, key=lambda c: -sure[c]):
+        same = [k for k in ranked if _again(k, c) or _again(c, k)]
+        if any(not reads_as(read[k], int(np.argmax(read[c]))) for k in same):
+            return None  # one die read surely as two faces
+        if not same:
+            ranked.append(c)
+    throw, rest = ranked[:expect], ranked[expect:]
+    if not throw or len(throw) < expect or not one_size(throw, range(len(throw))):
+        return None
+    size = float(np.median([c.size for c in throw]))
+
+    def alike(c: Candidate) -> bool:  # of the throw's size
+        return size / ONE_SIZE <= c.size <= size * ONE_SIZE
+
+    if rest and (sure[rest[0]] >= sure[throw[-1]] or any(alike(c) for c in rest)):
+        return None
+    for d, p in found.items():
+        if any(_again(d, c) and reads_pips(p) and not reads_as(read[c], int(np.argmax(p))) for c in throw):
+            return None  # the looks read this die as another face
+        if alike(d) and not any(at_place(d, c) for c in throw) and (beside(d, throw) or p_die(p) >= PART_DIE):
+            return None
+    for c in throw:
+        again = any(_again(d, c) for d in found)
+        if not again and c.size < NEW_DIE_PX or reads_as(read[c], 1, 2) and (
+                not again or any(inside(c, o) for o in rest)):
+            return None
+    return throw
+
+
+def _again(die: Candidate, other: Candidate) -> bool:
+    """`other` is `die` read again: at its place, and within ONE_SIZE of its size."""
+    return at_place(die, other) and max(die.size, other.size) <= ONE_SIZE * min(die.size, other.size)
 
 
 def at_place(die: Candidate, other: Candidate) -> bool:

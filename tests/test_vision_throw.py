@@ -1,0 +1,112 @@
+"""throw.surest_throw: when the looks' reading is not the count read surely, the surest
+throw among everything they read, or None where that could be the wrong dice."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hardware.vision.detect import Candidate
+from hardware.vision.throw import surest_throw
+
+FACES = ("none", "one", "two", "three", "four", "five", "six", "blank")
+
+
+def _p(face: str, sure: float) -> np.ndarray:
+    """Face-model probabilities: `face` at `sure`, the rest "no die here"."""
+    p = np.zeros(8)
+    p[FACES.index(face)] = sure
+    p[0] += 1 - sure
+    return p
+
+
+def _throw(read: dict, found: dict, expect: int, least: float = 0.85):
+    """surest_throw with `sure` as the reader makes it: a pip read at `least` or more
+    (confidence: the probability itself, enough for these tests)."""
+    sure = {c: float(p.max()) for c, p in read.items() if p.argmax() not in (0, 7) and p.max() >= least}
+    return surest_throw(read, sure, found, expect)
+
+
+# epanemu dice_244, as the reader saw it: two Catan dice on the board (26 and 29 px, read
+# surely as a six and a three), a tile whose number token reads as a one (82 px) and another
+# tile read as nothing in particular (66 px)
+SIX, THREE = Candidate(374, 374, 26, 0.6), Candidate(363, 466, 29, 0.72)
+TOKEN, TILE = Candidate(181, 298, 82, 0.63), Candidate(396, 402, 66, 0.62)
+BOARD = {SIX: _p("six", 0.99), THREE: _p("three", 0.97), TOKEN: _p("one", 0.9), TILE: _p("three", 0.23)}
+
+
+def test_dice_on_a_board_are_the_throw_when_its_tiles_are_of_another_size():
+    assert _throw(BOARD, {TOKEN: BOARD[TOKEN], TILE: BOARD[TILE]}, 2) == [SIX, THREE]
+
+
+def test_the_throw_must_be_surer_than_what_it_leaves_out():
+    read = {**BOARD, TOKEN: _p("one", 0.995)}
+    assert _throw(read, {TOKEN: read[TOKEN], TILE: read[TILE]}, 2) is None
+
+
+@pytest.mark.parametrize("size", [40, 55])
+def test_a_sure_thing_of_the_throw_s_size_left_out_means_no_throw(size):
+    """A third thing read surely, within twice the dice's size: one of the three is no
+    die of the throw, and which one the face model cannot say."""
+    read = {**BOARD, TOKEN: _p("one", 0.9)}
+    read[Candidate(181, 298, size, 0.63)] = read.pop(TOKEN)
+    assert _throw(read, {}, 2) is None
+
+
+def test_the_count_s_worth_must_be_one_size():
+    read = {SIX: _p("six", 0.99), Candidate(100, 100, 70, 0.6): _p("four", 0.98)}
+    assert _throw(read, {}, 2) is None
+
+
+def test_too_few_read_surely_is_no_throw():
+    assert _throw({SIX: _p("six", 0.99), THREE: _p("three", 0.6)}, {}, 2) is None
+    assert _throw({}, {}, 1) is None
+
+
+@pytest.mark.parametrize("p_die, beside, throw", [(0.5, False, True), (0.9, False, False), (0.5, True, False)])
+def test_a_die_found_of_the_throw_s_size_and_left_out_must_be_a_doubted_stray(p_die, beside, throw):
+    """What the looks found of the dice's size and the throw leaves out: a speck the face
+    model doubts, far from the dice, may go; one it nearly believes may be a die; one
+    beside a die of the throw may be that die (the throw's one its side face)."""
+    other = Candidate(SIX.cx + 30 if beside else 100, SIX.cy if beside else 100, 28, 0.5)
+    found = {other: _p("two", p_die)}
+    assert _throw(BOARD, found, 2) == ([SIX, THREE] if throw else None)
+
+
+def test_one_die_read_as_two_faces_is_no_throw():
+    """A die read surely as a four by one look and as a five by another (at its place,
+    about its size); or read surely by one and otherwise, unsurely, by the looks' reading."""
+    four, five = Candidate(100, 100, 40, 0.8), Candidate(102, 100, 44, 0.8)
+    assert _throw({four: _p("four", 0.97), five: _p("five", 0.97)}, {}, 1) is None
+    assert _throw({four: _p("four", 0.97)}, {five: _p("five", 0.6)}, 1) is None
+    assert _throw({four: _p("four", 0.97)}, {five: _p("four", 0.6)}, 1) == [four]
+
+
+@pytest.mark.parametrize("face, found, throw", [
+    ("one", {}, False),  # a one, found nowhere by the looks: a speck or a pip
+    ("two", {}, False),
+    ("three", {}, True),  # a speck or a pip does not show three
+    ("one", {Candidate(101, 99, 50, 0.7): _p("one", 0.6)}, True),  # the looks' die, read again surely
+    ("one", {Candidate(101, 99, 100, 0.7): _p("one", 0.6)}, False),  # a pip of the looks' die
+])
+def test_a_one_or_two_must_be_a_die_the_looks_found(face, found, throw):
+    die = Candidate(100, 100, 40, 0.6)
+    assert _throw({die: _p(face, 0.97)}, found, 1) == ([die] if throw else None)
+
+
+def test_a_one_inside_something_it_leaves_out_is_no_throw():
+    """A one read again at the looks' die, but inside a bigger sure thing (read less
+    surely): it may be that thing's pip."""
+    die, big = Candidate(100, 100, 40, 0.6), Candidate(110, 100, 120, 0.6)
+    assert _throw({die: _p("one", 0.97), big: _p("five", 0.9)}, {die: _p("one", 0.6)}, 1) is None
+    assert _throw({die: _p("three", 0.97), big: _p("five", 0.9)}, {}, 1) == [die]
+
+
+@pytest.mark.parametrize("size, throw", [(12, False), (20, True)])
+def test_a_die_no_look_found_must_have_pixels_enough_for_its_pips(size, throw):
+    """Three specks of a speckled table in a row, 12 px across, read surely as a three
+    (epanemu dice_147 brightened), in place of the die the looks found and read unsurely:
+    at that size pips are a pixel or two, and specks look alike."""
+    speck = Candidate(142, 522, size, 0.46)
+    found = {Candidate(353, 297, 41, 0.72): _p("one", 0.5)}
+    assert _throw({speck: _p("three", 0.99)}, found, 1) == ([speck] if throw else None)
