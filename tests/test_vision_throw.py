@@ -110,3 +110,15 @@ def test_a_die_no_look_found_must_have_pixels_enough_for_its_pips(size, throw):
     speck = Candidate(142, 522, size, 0.46)
     found = {Candidate(353, 297, 41, 0.72): _p("one", 0.5)}
     assert _throw({speck: _p("three", 0.99)}, found, 1) == ([speck] if throw else None)
+
+
+def test_a_die_read_at_several_sizes_showing_one_face_is_one_die():
+    """A five read surely at 87, 44 and 42 px at one place (the die with its sides, its top
+    face), beside a six: two dice, not three (epanemu dice_215). Read as a five and a
+    three there instead, it is one die read as two faces: no throw."""
+    five, top, face, six = (Candidate(471, 288, 87, 0.6), Candidate(472, 288, 44, 0.6), Candidate(477, 290, 42, 0.6),
+                            Candidate(236, 257, 53, 0.6))
+    read = {five: _p("five", 0.99), six: _p("six", 0.95), top: _p("five", 0.87), face: _p("five", 0.86)}
+    assert _throw(read, {}, 2) == [five, six]
+    read[top] = _p("three", 0.87)
+    assert _throw(read, {}, 2) is None

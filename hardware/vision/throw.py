@@ -133,23 +133,25 @@ def without_smaller_doubts(kept, probs, values, confidences, expect: int, min_co
 
 def surest_throw(read: dict, sure: dict, found: dict, expect: int) -> list[Candidate] | None:
     """Of every candidate the looks read (`read`: its face probabilities), those read surely
-    as pip dice (`sure`: each one's confidence), the surest of each die (`_again`): when
-    the count's worth of the surest are one size (`one_size`), surer than each of the rest,
-    and the rest all of another size (a board's tiles and tokens read as dice, the board
-    found whole), they are the throw. Else None; so too when one die is read as two faces,
-    surely (two looks) or by the looks' reading `found` (each its face probabilities).
-    What `found` has of the throw's size and the throw leaves out must be doubted (P(die)
-    under PART_DIE: a speck, a mark) and lie beside none of it (else that one may be its
-    side face). A die of the throw that is no die found read again (about its size, at its
-    place) must be NEW_DIE_PX across and show three pips or more; one showing one or two
-    must also lie inside none of the rest. A speck of the table, a pip or a corner of a
-    die's face shows one or two."""
-    ranked: list[Candidate] = []  # one to each place, the surest
+    as pip dice (`sure`: each one's confidence), the surest of each die (one at another's
+    place showing the same face is that die again, whatever its size): when the count's
+    worth of the surest are one size (`one_size`), surer than each of the rest, and the
+    rest all of another size (a board's tiles and tokens read as dice, the board found
+    whole), they are the throw. Else None; so too when one die is read as two faces (at
+    its place and within ONE_SIZE of its size), surely or by the looks' reading `found`
+    (each its face probabilities). What `found` has of the throw's size and the throw
+    leaves out must be doubted (P(die) under PART_DIE: a speck, a mark) and lie beside none
+    of it (else that one may be its side face). A die of the throw that is no die found
+    read again (about its size, at its place) must be NEW_DIE_PX across and show three
+    pips or more; one showing one or two must also lie inside none of the rest. A speck of
+    the table, a pip or a corner of a die's face shows one or two."""
+    ranked: list[Candidate] = []  # one to each die, the surest
     for c in sorted(sure, key=lambda c: -sure[c]):
-        same = [k for k in ranked if _again(k, c) or _again(c, k)]
-        if any(not reads_as(read[k], int(np.argmax(read[c]))) for k in same):
+        here = [k for k in ranked if at_place(k, c) or at_place(c, k)]
+        face = int(np.argmax(read[c]))
+        if any((_again(k, c) or _again(c, k)) and not reads_as(read[k], face) for k in here):
             return None  # one die read surely as two faces
-        if not same:
+        if not any(reads_as(read[k], face) for k in here):  # the same face at its place: that die again
             ranked.append(c)
     throw, rest = ranked[:expect], ranked[expect:]
     if not throw or len(throw) < expect or not one_size(throw, range(len(throw))):
