@@ -255,6 +255,17 @@ def _look_again(frame, roi, timings, level, pips, memo, look, dice, profile, min
     return settled, doubtful, _left_weak(settled[0], again)
 
 
+def _valued(frame, settled, dice, profile, min_confidence, timings):
+    """A look's settled dice (`_settled`) with their values, read now when the count's
+    culls did not need them."""
+    kept, probs, values, confidences = settled
+    if values is None:
+        t0 = time.perf_counter()
+        values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
+        _timed(timings, "value", t0)
+    return kept, probs, values, confidences
+
+
 def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence, first, looks):
     """The count found, but a die read unsurely (a board's token in place of a die on it, a
     speck in place of a die the quick look missed, a die boxed by its top face alone). Of
@@ -269,14 +280,11 @@ def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence
     for look in looks:
         if look.grown and not pips:  # a chance or spike die's value is read from its own box
             break
-        (other, other_p, o_values, o_conf), again_doubtful, weak = _look_again(
+        settled, again_doubtful, weak = _look_again(
             frame, roi, timings, level, pips, memo, look, dice, profile, min_confidence, len(kept))
-        if weak or len(other) != len(kept):
+        if weak or len(settled[0]) != len(kept):
             continue
-        if o_values is None:
-            t0 = time.perf_counter()
-            o_values, o_conf = read_values(frame, other, other_p, dice, profile, min_confidence)
-            _timed(timings, "value", t0)
+        other, other_p, o_values, o_conf = _valued(frame, settled, dice, profile, min_confidence, timings)
         at_sure = [any(at_place(c, o) for c, _ in sure) for o in other]
         if (min(o_conf) >= min_confidence
                 and all(any(at_place(c, o) and v == ov for o, ov in zip(other, o_values)) for c, v in sure)
@@ -361,10 +369,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 (kept, probs, values, confidences), doubtful = other, again_doubtful
             if len(kept) == expect:
                 break
-    t0 = time.perf_counter()
-    if values is None:
-        values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
-    _timed(timings, "value", t0)
+    kept, probs, values, confidences = _valued(frame, (kept, probs, values, confidences), dice, profile,
+                                               min_confidence, timings)
     if expect is not None and len(kept) == expect and min(confidences, default=1.0) < min_confidence:
         first = (kept, probs, values, confidences, doubtful)
         kept, probs, values, confidences, doubtful = _surer(frame, roi, timings, level, pips, memo, dice, profile,
