@@ -154,7 +154,7 @@ def surest_throw(read: dict, sure: dict, found: dict, expect: int) -> list[Candi
         if not any(reads_as(read[k], face) for k in here):  # the same face at its place: that die again
             ranked.append(c)
     throw, rest = ranked[:expect], ranked[expect:]
-    if not throw or len(throw) < expect or not one_size(throw, range(len(throw))):
+    if len(throw) < expect or not one_size(throw, range(len(throw))):  # no dice are not one size
         return None
     size = float(np.median([c.size for c in throw]))
 
