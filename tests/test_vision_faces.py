@@ -187,7 +187,7 @@ def test_the_second_look_goes_to_the_likeliest_dice_only(monkeypatch):
         out[:, faces.NOT_A_DIE] = 1.0
         return out
 
-    monkeypatch.setattr(faces, "_probabilities", probabilities)
+    monkeypatch.setattr(faces, "probabilities", probabilities)
     candidates = [Candidate(20 + 10 * i, 200, 30, 0.9) for i in range(n)]
     p = faces.face_probabilities(np.zeros((400, 800, 3), np.uint8), candidates)
     assert batches == [n, faces.SECOND_LOOKS * len(faces.LOOKS)]

@@ -125,7 +125,7 @@ def settle(p: np.ndarray, q: np.ndarray, sure: float = SECOND_LOOK) -> np.ndarra
     return np.where(rescue[:, None], q, p)
 
 
-def _probabilities(blob: np.ndarray, sure: float) -> np.ndarray:
+def probabilities(blob: np.ndarray, sure: float) -> np.ndarray:
     """Both face models' reading of each crop, settled; the second model reads only the
     crops settle may take its reading for (the first unsure, but leaning)."""
     p = networks.softmax(networks.run(MODEL, blob).astype(np.float64))
@@ -151,7 +151,7 @@ def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],
     if not candidates:
         return np.zeros((0, 8), np.float32)
     blob = standardise_crops([cut(frame, c.cx, c.cy, CROP_FACTOR * c.size) for c in candidates])
-    p = _probabilities(blob, second_look)
+    p = probabilities(blob, second_look)
     unsure = [i for i in range(len(candidates)) if p[i].max() < second_look]
     if len(unsure) > SECOND_LOOKS:
         unsure = sorted(sorted(unsure, key=lambda i: p[i][NOT_A_DIE])[:SECOND_LOOKS])
@@ -159,7 +159,7 @@ def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],
         views = standardise_crops([_view(cut(frame, candidates[i].cx, candidates[i].cy,
                                                  CROP_FACTOR * candidates[i].size * s, angle=a), mirror)
                                    for i in unsure for a, s, mirror in LOOKS])
-        q = _probabilities(views, second_look).reshape(len(unsure), len(LOOKS), -1)
+        q = probabilities(views, second_look).reshape(len(unsure), len(LOOKS), -1)
         for k, i in enumerate(unsure):
             p[i] = (p[i] + q[k].sum(0)) / (1 + len(LOOKS))
     return p.astype(np.float32)

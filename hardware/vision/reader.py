@@ -16,6 +16,7 @@ from hardware.vision.detect import Candidate, distinct, find_candidates, inside,
 from hardware.vision.doubt import doubt
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.memory import TableMemory
+from hardware.vision.parts import bigger_die
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
@@ -323,8 +324,10 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     count found but a die read unsurely, the harder looks are tried for a sure reading of
     it (`_surer`); then a die boxed at another size than the sure ones is read again at
     theirs (`_at_throw_size`). On a pip table a reading still held gives way to the surest
-    throw of all the looks read, when there is one (`throw.surest_throw`). Without
-    `expect`, the first look is at every level.
+    throw of all the looks read, when there is one (`throw.surest_throw`). A pip reading
+    that would pass is held when a die read as a one or a two reads, seen as a bigger die
+    around it, as that die's bigger face (`parts.bigger_die`). Without `expect`, the
+    first look is at every level.
     `die_px`: a die's size in frame pixels, when calibration knows it: the finder then
     looks at that scale alone (a first look that misses the count still searches them all).
     With the calibrated `empty_table`, a read where one thing unlike the table covers more
@@ -410,6 +413,10 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if expect is not None and len(kept) != expect:
         reason = (f"{len(kept)} {'die' if len(kept) == 1 else 'dice'} found, the game waits for {expect}: "
                   "please check" + (f" ({reason})" if reason else ""))
+    if reason is None and pips and (piece := bigger_die(frame, kept, values, confidences, min_confidence)):
+        i, bigger = piece
+        reason = (f"the die at ({int(kept[i].cx)},{int(kept[i].cy)}) read as {values[i]} may be part of a "
+                  f"bigger die showing {bigger}: please check it")
     t1 = _timed(timings, "checks", t1)
     if memory is not None and pips and reason is None:  # what the face models read surely themselves
         sure = [i for i, c in enumerate(own) if c >= min_confidence]

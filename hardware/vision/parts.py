@@ -1,0 +1,83 @@
+"""A die read as a one or a two that may be a piece of a bigger die.
+
+A corner of a big die's top face, found alone (its die missed), shows one or two pips and
+is read as a one or a two, sometimes surely. Seen grown a few times and moved a quarter of
+that off its centre (where a die's pips lie from its middle), such a piece shows its whole
+die, and the face models read the die's own face there. A real one or two seen so shows
+itself small and off centre, which they read as no die or, now and then, as some face
+in one such view; so a piece needs several views to agree on one bigger value.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from hardware.vision.detect import Candidate
+from hardware.vision.faces import CROP_FACTOR, NOT_A_DIE, OTHER_DIE, cut, probabilities, standardise_crops
+from hardware.vision.values import face_level, pip_confidence, pip_value
+
+PIECES = (1, 2)  # the values a piece of a bigger die's face is read as
+# The bigger die's size, in times the piece's. The first is read first: when none of its
+# views reads a bigger face surely, the rest are not read (the time goes to real ones).
+GROWN = (2.6, 2.0, 3.2)
+OFF = 0.25  # how far off the piece the bigger die's centre is looked for, in its sizes
+AGREE = 2  # views that must read the same bigger value surely
+# Among other dice, a piece is smaller than they are: only a one or a two under this many
+# times the others' median size is looked at (a crowded tray's ones and twos are not).
+PIECE_SIZE = 0.8
+
+
+def _views(piece: Candidate, others: Sequence[Candidate],
+           grown: Sequence[float] = GROWN) -> list[tuple[float, float, float]]:
+    """(cx, cy, size) of the bigger dice the piece may belong to: each `grown` size, moved
+    OFF of it in each of the eight directions; none whose crop reaches another die of the
+    reading (a die's face holds no other die, and at a few times their size, dice lying
+    together look like pips)."""
+    out = []
+    for k in grown:
+        size = k * piece.size
+        reach = CROP_FACTOR * size / 2
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                cx, cy = piece.cx + dx * OFF * size, piece.cy + dy * OFF * size
+                if (dx or dy) and all(max(abs(cx - o.cx), abs(cy - o.cy)) >= reach + o.size / 2 for o in others):
+                    out.append((cx, cy, size))
+    return out
+
+
+def bigger_die(frame: np.ndarray, dice: Sequence[Candidate], values: Sequence[int],
+               confidences: Sequence[float], min_confidence: float) -> tuple[int, int] | None:
+    """(index, bigger value) of the first die of a pip reading, read surely as a one or a
+    two (alone, or smaller than the other dice), that AGREE or more views of a bigger die
+    around it read surely as one value above its own; None when there is none."""
+    for i, (c, v, conf) in enumerate(zip(dice, values, confidences)):
+        others = [d for j, d in enumerate(dice) if j != i]
+        if v not in PIECES or conf < min_confidence or (
+                others and c.size >= PIECE_SIZE * float(np.median([d.size for d in others]))):
+            continue
+        seen = _bigger(frame, _views(c, others, GROWN[:1]), v, min_confidence)
+        if seen:
+            seen += _bigger(frame, _views(c, others, GROWN[1:]), v, min_confidence)
+            w = max(set(seen), key=seen.count)
+            if seen.count(w) >= AGREE:
+                return i, w
+    return None
+
+
+def _bigger(frame, views, value: int, min_confidence: float) -> list[int]:
+    """The faces above `value` that `views` read surely, one for each view that does."""
+    if not views:
+        return []
+    seen = []
+    for p in probabilities(standardise_crops(_crops(frame, views)), face_level("pips", min_confidence)):
+        w, q = pip_value(p)
+        if int(np.argmax(p)) not in (NOT_A_DIE, OTHER_DIE) and w > value and pip_confidence(q) >= min_confidence:
+            seen.append(w)
+    return seen
+
+
+def _crops(frame: np.ndarray, views) -> list[np.ndarray]:
+    """The views' crops, as the face models read a die."""
+    return [cut(frame, x, y, CROP_FACTOR * s) for x, y, s in views]
