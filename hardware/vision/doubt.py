@@ -19,6 +19,12 @@ def _where(c: Candidate) -> str:
     return f"({int(c.cx)},{int(c.cy)})"
 
 
+def part_of_bigger(c: Candidate, value: int, bigger: int) -> str:
+    """Why a die read as `value` is not trusted when views of a bigger die around it show
+    `bigger` (parts.bigger_die)."""
+    return f"the die at {_where(c)} read as {value} may be part of a bigger die showing {bigger}: please check it"
+
+
 def _overlapping(dice: Sequence[Candidate]) -> tuple[Candidate, Candidate] | None:
     """Two dice closer than dice can lie side by side: stacked, cocked, or one found twice.
     Also a die whose centre lies well inside a larger one's top face: on an over-exposed

@@ -15,7 +15,8 @@ from typing import Sequence
 import numpy as np
 
 from hardware.vision.detect import Candidate
-from hardware.vision.faces import CROP_FACTOR, NOT_A_DIE, OTHER_DIE, cut, probabilities, standardise_crops
+from hardware.vision.faces import CROP_FACTOR, cut, probabilities, standardise_crops
+from hardware.vision.throw import reads_pips
 from hardware.vision.values import face_level, pip_confidence, pip_value
 
 PIECES = (1, 2)  # the values a piece of a bigger die's face is read as
@@ -73,7 +74,7 @@ def _bigger(frame, views, value: int, min_confidence: float) -> list[int]:
     seen = []
     for p in probabilities(standardise_crops(_crops(frame, views)), face_level("pips", min_confidence)):
         w, q = pip_value(p)
-        if int(np.argmax(p)) not in (NOT_A_DIE, OTHER_DIE) and w > value and pip_confidence(q) >= min_confidence:
+        if reads_pips(p) and w > value and pip_confidence(q) >= min_confidence:
             seen.append(w)
     return seen
 

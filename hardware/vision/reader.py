@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from hardware.vision.detect import Candidate, distinct, find_candidates, inside, whole_of_groups
-from hardware.vision.doubt import doubt
+from hardware.vision.doubt import doubt, part_of_bigger
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.memory import TableMemory
 from hardware.vision.parts import bigger_die
@@ -415,8 +415,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                   "please check" + (f" ({reason})" if reason else ""))
     if reason is None and pips and (piece := bigger_die(frame, kept, values, confidences, min_confidence)):
         i, bigger = piece
-        reason = (f"the die at ({int(kept[i].cx)},{int(kept[i].cy)}) read as {values[i]} may be part of a "
-                  f"bigger die showing {bigger}: please check it")
+        reason = part_of_bigger(kept[i], values[i], bigger)
     t1 = _timed(timings, "checks", t1)
     if memory is not None and pips and reason is None:  # what the face models read surely themselves
         sure = [i for i, c in enumerate(own) if c >= min_confidence]
