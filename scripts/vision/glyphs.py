@@ -283,6 +283,41 @@ def face_crop(glyph: np.ndarray, rng: random.Random, out: int, crop: float, neig
     return cv2.resize(small, (out, out), interpolation=cv2.INTER_AREA if small.shape[0] > out else cv2.INTER_LINEAR)
 
 
+def cube_crop(faces: list[np.ndarray], rng: random.Random, out: int, crop: float, neighbour=None) -> np.ndarray:
+    """As face_crop, but the die is a cube drawn in 3-D (oblique_dice.py) seen from 35 to 90
+    degrees above the table, its top showing faces[0] and its sides the die's other glyphs,
+    as a table's dice show their other symbols beside the top one."""
+    import oblique_dice  # here, not at the top: oblique_dice's own imports are only needed for this
+
+    side = 160
+    img = _table(rng, side)
+    camera = oblique_dice.Camera(math.radians(rng.uniform(35, 89)), rng.uniform(0, 2 * math.pi))
+    light = oblique_dice._light(rng)
+    body = _colour(rng)
+    ink = _contrasting(rng, body)
+    scale = rng.uniform(34, 46)
+    cx, cy = side / 2 + rng.uniform(-4, 4), side / 2 + rng.uniform(-4, 4)
+    if neighbour is not None and rng.random() < 0.5:  # a touching die beside this one
+        d, gap = rng.uniform(0, 2 * math.pi), scale * rng.uniform(1.3, 1.7)
+        nb = _colour(rng) if rng.random() < 0.5 else body
+        oblique_dice.draw_die(rng, img, camera, cx + gap * math.cos(d), cy + gap * math.sin(d), scale, 7, light,
+                              symbols=([neighbour] + rng.sample(faces, 5), nb, _contrasting(rng, nb)))
+    x, y, box = oblique_dice.draw_die(rng, img, camera, cx, cy, scale, 7, light, symbols=(faces, body, ink))
+    img *= np.float32([rng.uniform(0.8, 1.2) for _ in range(3)])  # white balance
+    size = box * 0.85 * math.exp(rng.gauss(0, 0.15))  # as face_crop: the finder's size and centre errors
+    ccx, ccy = x + rng.gauss(0, 0.055) * size, y + rng.gauss(0, 0.055) * size
+    shot = rng.randint(22, 64)
+    small = cut(np.clip(img, 0, 255), ccx, ccy, size * crop, max(12, int(shot * crop)), rng.uniform(0, 360))
+    if rng.random() < 0.5:
+        small = cv2.GaussianBlur(small, (0, 0), rng.uniform(0.3, 1.2))
+    small += np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(0, 8), small.shape).astype(np.float32)
+    small = np.clip(small, 0, 255).astype(np.uint8)
+    if rng.random() < 0.6:
+        ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(40, 95)])
+        small = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return cv2.resize(small, (out, out), interpolation=cv2.INTER_AREA if small.shape[0] > out else cv2.INTER_LINEAR)
+
+
 def family(rng: random.Random) -> list[np.ndarray]:
     """Six glyphs that differ only in small ways, as the faces of one die do: the six pip
     layouts with one pip size, or one base symbol with six different small additions."""

@@ -113,6 +113,23 @@ def face_textures(sprites) -> dict[int, list[np.ndarray]]:
     return out
 
 
+def _symbol_faces(rng: random.Random, glyphs: list[np.ndarray], body: np.ndarray, ink: np.ndarray,
+                  corner: float) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(colour, alpha) of each face in FACES' order: the first glyph on top, the rest on the
+    bottom and sides, each at one size on the face and a random quarter turn."""
+    alpha = np.zeros((TEX, TEX), np.float32)
+    cv2.fillPoly(alpha, [_square(TEX / 2, TEX / 2, TEX / 2 - 1, 0.0, corner).astype(np.int32)], 1.0, cv2.LINE_AA)
+    inner = int(TEX * rng.uniform(0.6, 0.9))
+    at = (TEX - inner) // 2
+    out = []
+    for g in glyphs:
+        mask = np.zeros((TEX, TEX), np.float32)
+        mask[at:at + inner, at:at + inner] = cv2.resize(np.rot90(g, rng.randrange(4)), (inner, inner),
+                                                        interpolation=cv2.INTER_AREA)
+        out.append((body * (1 - mask[..., None]) + ink * mask[..., None], alpha))
+    return out
+
+
 def _real_face(rng: random.Random, faces: list[np.ndarray], corner: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(colour, alpha, body colour) of a photographed top face, a quarter turned or mirrored
     at random (which way a face lies on its die is chance)."""
@@ -128,12 +145,15 @@ def _real_face(rng: random.Random, faces: list[np.ndarray], corner: float) -> tu
 def draw_die(rng: random.Random, canvas: np.ndarray, camera: Camera, cx: float, cy: float, scale: float,
              label: int, light: np.ndarray, shadow: bool = True,
              real: list[np.ndarray] | None = None,
-             look: table_dice.Look | None = None) -> tuple[float, float, float]:
+             look: table_dice.Look | None = None,
+             symbols: tuple[list[np.ndarray], np.ndarray, np.ndarray] | None = None) -> tuple[float, float, float]:
     """Draw a die showing `label` on top (7: faces without pips) with its box centre near
     (cx, cy), the cube's edge `scale` pixels, and its shadow unless `shadow` is False;
     returns its box (centre x, centre y, side). `real`: photographed top faces showing
     `label` (face_textures) to take the top from, the body and sides coloured like it.
-    `look`: a table die's kind (table_dice.look): its colours, drilled pips, lit edges."""
+    `look`: a table die's kind (table_dice.look): its colours, drilled pips, lit edges.
+    `symbols`: (six glyph masks, as glyphs.py draws them, the body's and the ink's colour):
+    a symbol die whose top shows the first glyph and whose sides show the others."""
     yaw = rng.uniform(0, 2 * math.pi)
     rot = np.array([[math.cos(yaw), -math.sin(yaw), 0], [math.sin(yaw), math.cos(yaw), 0], [0, 0, 1]])
     corners = np.array([(x, y, z) for x in (-0.5, 0.5) for y in (-0.5, 0.5) for z in (0.0, 1.0)]) @ rot.T
@@ -158,6 +178,10 @@ def draw_die(rng: random.Random, canvas: np.ndarray, camera: Camera, cx: float, 
     if top is not None:
         body = top[2]
         tex = np.ones((TEX, TEX, 3), np.float32) * body.astype(np.float32)
+    if symbols is not None:
+        body = symbols[1]
+        tex = np.ones((TEX, TEX, 3), np.float32) * body.astype(np.float32)
+        faces = _symbol_faces(rng, *symbols, corner)
     pips = label in PIP_LAYOUT
     if look is not None and pips:
         pip = np.array(look.pip, np.float32)
@@ -171,7 +195,7 @@ def draw_die(rng: random.Random, canvas: np.ndarray, camera: Camera, cx: float, 
     cv2.fillPoly(body_mask, [hull.astype(np.int32)], 1.0, cv2.LINE_AA)
     m = body_mask[..., None]
     canvas[:] = canvas * (1 - m) + body.astype(np.float32) * ambient * m
-    for (normal, u, v), value in zip(FACES, values):
+    for i, ((normal, u, v), value) in enumerate(zip(FACES, values)):
         n, u, v = rot @ np.array(normal, float), rot @ np.array(u, float), rot @ np.array(v, float)
         if n @ camera.w <= 1e-3:
             continue  # facing away: hidden behind the others (a cube is convex)
@@ -180,7 +204,9 @@ def draw_die(rng: random.Random, canvas: np.ndarray, camera: Camera, cx: float, 
         dst = camera.project(quad, scale, ox, oy).astype(np.float32)
         src = np.float32([[0, 0], [TEX, 0], [0, TEX]])
         shade = ambient + (1 - ambient) * max(0.0, float(n @ light))
-        if top is not None and normal == (0, 0, 1):
+        if symbols is not None:
+            colour, alpha = faces[i]
+        elif top is not None and normal == (0, 0, 1):
             colour, alpha = top[0], top[1]
         elif look is not None:
             half = light + camera.w  # where the lamp shows on a glossy face

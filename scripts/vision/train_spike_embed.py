@@ -5,6 +5,9 @@ Reproduce:
 (torch CPU + numpy + opencv + onnx; one thread; seeds fixed; about two hours.)
 
 Why 81000 steps, with figures: docs/decisions.md.
+--cubes SHARE draws that share of the photos as 3-D cubes whose sides show the die's other
+glyphs (glyphs.cube_crop); --from-onnx goes on training an export. The shipped embedding
+uses neither (a fine-tune with cubes was tried and not kept: docs/decisions.md).
 
 Data provenance: **only procedurally generated symbols** (scripts/vision/glyphs.py:
 random strokes, polygons, rings, stars, rays, arcs, dots, pip layouts and combinations,
@@ -27,6 +30,7 @@ other photos read by the nearest taught face; prints accuracy and the margins.
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import sys
 import time
@@ -51,25 +55,53 @@ GROUPS_PER_BATCH, SHOTS = 5, 4  # a batch: 30 glyphs x 4 photos
 TEMPERATURE = 0.1
 
 
-def conv(cin, cout):
+def conv(cin, cout, folded: bool = False):
+    if folded:  # as exported: the batch norm folded into the convolution
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.ReLU(inplace=True))
     return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
 
 class FaceEmbed(nn.Module):
-    """Four conv stages (32 -> 4 px) and a linear map to a DIM-vector, L2-normalised in the graph."""
+    """Four conv stages (32 -> 4 px) and a linear map to a DIM-vector, L2-normalised in the graph.
+    `folded`: as exported, to go on training a shipped model (--from-onnx)."""
 
-    def __init__(self):
+    def __init__(self, folded: bool = False):
         super().__init__()
-        self.body = nn.Sequential(conv(3, 16), nn.MaxPool2d(2), conv(16, 24), conv(24, 24), nn.MaxPool2d(2),
-                                  conv(24, 48), conv(48, 48), nn.MaxPool2d(2), conv(48, 64))
+        c = functools.partial(conv, folded=folded)
+        self.body = nn.Sequential(c(3, 16), nn.MaxPool2d(2), c(16, 24), c(24, 24), nn.MaxPool2d(2),
+                                  c(24, 48), c(48, 48), nn.MaxPool2d(2), c(48, 64))
         self.fc = nn.Linear(64 * (SIDE // 8) ** 2, DIM)
+
+    def load_onnx(self, path: str) -> "FaceEmbed":
+        """The weights of an export (a folded net only: an export has no batch norms)."""
+        import onnx
+        from onnx import numpy_helper
+
+        weights = {i.name: numpy_helper.to_array(i) for i in onnx.load(path).graph.initializer}
+        fc = [weights.pop("fc.weight"), weights.pop("fc.bias")]
+        convs = [m for m in self.body.modules() if isinstance(m, nn.Conv2d)]
+        values = list(weights.values())  # in the net's order: weight, bias of each convolution
+        assert all(m.bias is not None for m in convs) and len(values) == 2 * len(convs), "not a folded FaceEmbed"
+        with torch.no_grad():
+            for k, m in enumerate(convs):
+                m.weight.copy_(torch.from_numpy(values[2 * k]))
+                m.bias.copy_(torch.from_numpy(values[2 * k + 1]))
+            self.fc.weight.copy_(torch.from_numpy(fc[0]))
+            self.fc.bias.copy_(torch.from_numpy(fc[1]))
+        return self
 
     def forward(self, x):
         return F.normalize(self.fc(self.body(x).flatten(1)), dim=1)
 
 
-def photo(glyph, rng, neighbour) -> np.ndarray:
-    crop = glyphs.face_crop(glyph, rng, SIDE, CROP, neighbour)
+CUBES = 0.0  # the share of photos drawn as 3-D cubes (glyphs.cube_crop; --cubes)
+
+
+def photo(glyph, rng, neighbour, shapes=None) -> np.ndarray:
+    if shapes is not None and CUBES and rng.random() < CUBES:
+        crop = glyphs.cube_crop([glyph] + [g for g in shapes if g is not glyph], rng, SIDE, CROP, neighbour)
+    else:
+        crop = glyphs.face_crop(glyph, rng, SIDE, CROP, neighbour)
     if rng.random() < 0.1:
         crop = cv2.cvtColor(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     return crop
@@ -96,7 +128,8 @@ class Pool:
 
     def render(self) -> np.ndarray:
         shapes = group(self.rng)
-        return np.stack([[photo(g, self.rng, shapes[self.rng.randrange(6)]) for _ in range(RENDERS)] for g in shapes])
+        return np.stack([[photo(g, self.rng, shapes[self.rng.randrange(6)], shapes) for _ in range(RENDERS)]
+                         for g in shapes])
 
     def refresh(self) -> None:
         self.photos[self.rng.randrange(GROUPS)] = self.render()
@@ -120,14 +153,21 @@ def supcon(z: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return -(logp * pos).sum(1).div(pos.sum(1)).mean()
 
 
-def episodes(seed: int, n: int = 20, taught: int = 4, read: int = 8):
-    """Fixed validation episodes (half of them families): taught crops and faces, read crops and faces."""
+def episodes(seed: int, n: int = 20, taught: int = 4, read: int = 8, cubes: bool = False):
+    """Fixed validation episodes (half of them families): taught crops and faces, read crops
+    and faces; `cubes`: every photo a 3-D cube (glyphs.cube_crop)."""
     rng = random.Random(seed)
     out = []
+
+    def shot(g, faces):
+        if cubes:
+            return glyphs.cube_crop([g] + [f for f in faces if f is not g], rng, SIDE, CROP, faces[rng.randrange(6)])
+        return photo(g, rng, faces[rng.randrange(6)])
+
     for k in range(n):
         faces = glyphs.family(rng) if k % 2 else [glyphs.random_glyph(rng) for _ in range(6)]
-        t = [(standardise_crop(photo(g, rng, faces[rng.randrange(6)])), v) for v, g in enumerate(faces) for _ in range(taught)]
-        r = [(standardise_crop(photo(g, rng, faces[rng.randrange(6)])), v) for v, g in enumerate(faces) for _ in range(read)]
+        t = [(standardise_crop(shot(g, faces)), v) for v, g in enumerate(faces) for _ in range(taught)]
+        r = [(standardise_crop(shot(g, faces)), v) for v, g in enumerate(faces) for _ in range(read)]
         out.append(tuple(np.stack(a) if k % 2 == 0 else np.array(a) for k, a in
                          enumerate([[x for x, _ in t], [v for _, v in t], [x for x, _ in r], [v for _, v in r]])))
     return out
@@ -168,21 +208,30 @@ def main():
     ap.add_argument("--out", default="hardware/vision/models/face_embed.onnx")
     ap.add_argument("--steps", type=int, default=81000)
     ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--from-onnx", help="go on training this export (folded; use a lower --lr)")
+    ap.add_argument("--cubes", type=float, default=0.0, help="share of photos drawn as 3-D cubes, sides showing the die's other glyphs")
+    ap.add_argument("--refresh", type=int, default=2, help="replace one pooled group every this many steps")
     args = ap.parse_args()
+    global CUBES
+    CUBES = args.cubes
     torch.manual_seed(23)
     np.random.seed(23)
     rng = random.Random(23)
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     eps = episodes(1234)
-    net = FaceEmbed()
+    cube_eps = episodes(1235, cubes=True)
+    net = FaceEmbed(folded=bool(args.from_onnx))
+    if args.from_onnx:
+        net.load_onnx(args.from_onnx)
+        print(f"from {args.from_onnx}: " + evaluate(net, eps) + "; cubes: " + evaluate(net, cube_eps), flush=True)
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=args.steps, pct_start=0.1)
     t0, tot = time.time(), 0.0
     pool = Pool(rng)
     print(f"pool rendered {time.time() - t0:.0f}s", flush=True)
     for step in range(1, args.steps + 1):
-        if step % 2 == 0:
+        if step % args.refresh == 0:
             pool.refresh()
         x, y = pool.batch()
         loss = supcon(net(x), y)
@@ -195,7 +244,7 @@ def main():
             msg = f"step {step} loss {tot / 100:.3f} {time.time() - t0:.0f}s"
             tot = 0.0
             if step % 300 == 0 or step == args.steps:
-                msg += " " + evaluate(net, eps)
+                msg += " " + evaluate(net, eps) + "; cubes: " + evaluate(net, cube_eps)
                 export(net, args.out)
             print(msg, flush=True)
     export(net, args.out)
