@@ -77,7 +77,7 @@ class FaceEmbed(nn.Module):
         import onnx
         from onnx import numpy_helper
 
-        weights = {i.name: numpy_helper.to_array(i) for i in onnx.load(path).graph.initializer}
+        weights = {i.name: numpy_helper.to_array(i).copy() for i in onnx.load(path).graph.initializer}
         fc = [weights.pop("fc.weight"), weights.pop("fc.bias")]
         convs = [m for m in self.body.modules() if isinstance(m, nn.Conv2d)]
         values = list(weights.values())  # in the net's order: weight, bias of each convolution
@@ -220,11 +220,15 @@ def main():
     torch.set_num_threads(1)
     cv2.setNumThreads(1)
     eps = episodes(1234)
-    cube_eps = episodes(1235, cubes=True)
+    cube_eps = episodes(1235, cubes=True) if args.cubes else None
+
+    def scores() -> str:
+        return evaluate(net, eps) + ("; cubes: " + evaluate(net, cube_eps) if cube_eps else "")
+
     net = FaceEmbed(folded=bool(args.from_onnx))
     if args.from_onnx:
         net.load_onnx(args.from_onnx)
-        print(f"from {args.from_onnx}: " + evaluate(net, eps) + "; cubes: " + evaluate(net, cube_eps), flush=True)
+        print(f"from {args.from_onnx}: " + scores(), flush=True)
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=args.steps, pct_start=0.1)
     t0, tot = time.time(), 0.0
@@ -244,7 +248,7 @@ def main():
             msg = f"step {step} loss {tot / 100:.3f} {time.time() - t0:.0f}s"
             tot = 0.0
             if step % 300 == 0 or step == args.steps:
-                msg += " " + evaluate(net, eps) + "; cubes: " + evaluate(net, cube_eps)
+                msg += " " + scores()
                 export(net, args.out)
             print(msg, flush=True)
     export(net, args.out)
