@@ -20,9 +20,9 @@ from hardware.vision.parts import bigger_die
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
-from hardware.vision.throw import (PART_DIE, SMALLER, at_place, beside, one_size, p_die, reads_as, reads_pips,
-                                   sure_die, surely_read, surest_throw, without_misfits, without_odd_sizes,
-                                   without_parts, without_smaller_doubts, without_strays)
+from hardware.vision.throw import (PART_DIE, SMALLER, at_place, beside, off_table, one_size, p_die, reads_as,
+                                   reads_pips, sure_die, surely_read, surest_throw, without_misfits,
+                                   without_odd_sizes, without_parts, without_smaller_doubts, without_strays)
 from hardware.vision.values import face_level, pip_confidence, pip_value, read_values
 
 DICE_KINDS = ("pips", "chance", "spike")
@@ -331,7 +331,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     `die_px`: a die's size in frame pixels, when calibration knows it: the finder then
     looks at that scale alone (a first look that misses the count still searches them all).
     With the calibrated `empty_table`, a read where one thing unlike the table covers more
-    than `occluder_fraction` of the view (a hand, the cup) is flagged, its dice still read.
+    than `occluder_fraction` of the view (a hand, the cup) is flagged, its dice still read;
+    and what was found where the table still shows as in its photo is the table's own
+    (`throw.off_table`).
     `memory`: the pip dice this table has read surely; it vouches for a die read unsurely
     that looks like those it remembers showing that face, and learns from a reading that
     is not flagged (memory.py)."""
@@ -374,6 +376,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 break
     kept, probs, values, confidences = _valued(frame, (kept, probs, values, confidences), dice, profile,
                                                min_confidence, timings)
+    if empty_table is not None:
+        kept, probs, values, confidences, doubtful = off_table(frame, empty_table, kept, probs, values,
+                                                                confidences, doubtful, expect)
     if expect is not None and len(kept) == expect and min(confidences, default=1.0) < min_confidence:
         first = (kept, probs, values, confidences, doubtful)
         kept, probs, values, confidences, doubtful = _surer(frame, roi, timings, level, pips, memo, dice, profile,

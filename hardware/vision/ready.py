@@ -36,6 +36,9 @@ from hardware.vision.pictures import load_picture, region_of
 SMALL_SIDE = 160
 PIXEL_CHANGE = 18  # levels a pixel's colour must move in one channel to count as changed
 CLIPPED = 250  # level (in the blurred small picture) from which a channel is taken as white
+# What was found where the empty table still shows (EmptyTable.on_table): under this share of
+# its middle changed, a pixel compared with the photo's colours within SETTLE pixels of it.
+ON_TABLE, SETTLE = 0.1, 2
 ROW_GAIN = (0.5, 2.0)  # the most a row's light may be taken to have changed by (see relit)
 
 
@@ -77,11 +80,14 @@ class EmptyTable:
     """The calibrated empty-table photo, shrunk once, to tell how much of a frame one big
     thing that is not the table (a cup, a hand) covers. Dice are small: no set of resting
     dice covers much of the view, so a large share is an occluder, not dice. Colours are
-    compared, not grey levels: a hand as bright as the tray is still unlike it."""
+    compared, not grey levels: a hand as bright as the tray is still unlike it. Kept whole
+    too, to tell, place by place, what was on the table before the throw (`on_table`)."""
 
     def __init__(self, photo: np.ndarray, roi: tuple[int, int, int, int] | None = None):
         self.roi = roi
-        self._small = _shrunk(_colour(photo), roi)
+        self._photo = _colour(photo)
+        self._small = _shrunk(self._photo, roi)
+        self._range: tuple[np.ndarray, np.ndarray] | None = None  # on_table's, made once when first asked
 
     @classmethod
     def load(cls, path, roi: tuple[int, int, int, int] | None = None) -> "EmptyTable":
@@ -99,16 +105,45 @@ class EmptyTable:
         n, _, stats, _ = cv2.connectedComponentsWithStats(diff)
         return float(stats[1:, cv2.CC_STAT_AREA].max()) / diff.size if n > 1 else 0.0
 
+    def on_table(self, frame: np.ndarray, boxes) -> list[bool] | None:
+        """For each box (x1, y1, x2, y2 in frame pixels): whether its middle still shows the
+        empty table, so what was found there is the table's own (a pattern on the cloth, a
+        board's token), not a die thrown on it. A pixel has changed when it lies outside the
+        colours the photo shows within SETTLE pixels of it by more than an occluder's change
+        (a camera nudged a pixel or two leaves a patterned cloth unchanged), the frame's light
+        first matched to the photo's. None when the frame is not the size of the photo."""
+        frame = _colour(frame)
+        if frame.shape != self._photo.shape:
+            return None
+        if self._range is None:
+            kernel = np.ones((2 * SETTLE + 1, 2 * SETTLE + 1), np.uint8)
+            self._range = (cv2.erode(self._photo, kernel).astype(np.int16) - int(PIXEL_CHANGE * 1.5),
+                           cv2.dilate(self._photo, kernel).astype(np.int16) + int(PIXEL_CHANGE * 1.5))
+        gain = np.clip(_gain(_shrunk(frame, self.roi), self._small), *ROW_GAIN)
+        out = []
+        for x1, y1, x2, y2 in boxes:
+            r = max(1, int((x2 - x1) / 4))  # the box's middle half: the die's top face
+            cx, cy = int((x1 + x2) / 2), int((y1 + y2) / 2)
+            part = (slice(max(0, cy - r), cy + r + 1), slice(max(0, cx - r), cx + r + 1))
+            seen = frame[part].astype(np.float32) * gain
+            changed = ((seen < self._range[0][part]) | (seen > self._range[1][part])).any(2)
+            out.append(bool(changed.size) and float(changed.mean()) < ON_TABLE)
+        return out
+
+
+def _gain(view: np.ndarray, photo: np.ndarray) -> np.ndarray:
+    """Each channel's median ratio of the empty-table `photo` to `view` (small pictures)."""
+    # every other pixel each way is plenty for a median, and took 0.3 ms where all took 0.5 and a
+    # partition, slow over many equal ratios (a still table against its own photo), 1.8
+    ratio = (photo[::2, ::2].astype(np.float32) + 4) / (view[::2, ::2].astype(np.float32) + 4)
+    return np.median(ratio.reshape(-1, ratio.shape[2]), axis=0)
+
 
 def _matched(view: np.ndarray, photo: np.ndarray) -> np.ndarray:
     """`view` with each channel scaled to the light of the empty-table `photo`: the median
     ratio over the whole view, which the table fills more than half of whatever lies on it.
     An exposure or white balance that moved since the photo is then not a thing over the table."""
-    # every other pixel each way is plenty for a median, and took 0.3 ms where all took 0.5 and a
-    # partition, slow over many equal ratios (a still table against its own photo), 1.8
-    ratio = (photo[::2, ::2].astype(np.float32) + 4) / (view[::2, ::2].astype(np.float32) + 4)
-    gain = np.median(ratio.reshape(-1, ratio.shape[2]), axis=0)
-    return np.rint(view * np.clip(gain, *ROW_GAIN)).astype(np.int16)
+    return np.rint(view * np.clip(_gain(view, photo), *ROW_GAIN)).astype(np.int16)
 
 
 def _colour(frame: np.ndarray) -> np.ndarray:

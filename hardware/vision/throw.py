@@ -2,7 +2,8 @@
 waits for, what goes (a die's own front face or shadow, a misfit of another size, a
 stray the face model doubts, smaller things it reads as no face in particular), and only
 on the word of dice read surely and of one size; and when the looks' reading is still
-not the count read surely, the surest throw among all they read (`surest_throw`)."""
+not the count read surely, the surest throw among all they read (`surest_throw`). With the
+calibrated empty table, what was found where the table still shows goes (`off_table`)."""
 
 from __future__ import annotations
 
@@ -204,3 +205,18 @@ def without_odd_sizes(kept, probs, values, confidences, expect: int):
     if not cut or len(big) != expect or not one_size(kept, big):
         return kept, probs, values, confidences
     return _only(sorted(big), kept, probs, values, confidences)
+
+
+def off_table(frame, empty_table, kept, probs, values, confidences, doubtful, expect):
+    """What the calibrated empty table still shows where it was found is the table's own (a
+    cloth's pattern, a board's token; `EmptyTable.on_table`): such doubtful candidates go,
+    and with more dice found than thrown, such dice go when they are exactly the extra ones."""
+    table = empty_table.on_table(frame, [c.box(frame.shape) for c in kept + [c for c, _ in doubtful]])
+    if table is None:
+        return kept, probs, values, confidences, doubtful
+    doubtful = [d for d, t in zip(doubtful, table[len(kept):]) if not t]
+    if expect is not None and sum(table[:len(kept)]) == len(kept) - expect > 0:
+        keep = [i for i in range(len(kept)) if not table[i]]
+        kept, probs = [kept[i] for i in keep], np.asarray(probs)[keep]
+        values, confidences = [values[i] for i in keep], [confidences[i] for i in keep]
+    return kept, probs, values, confidences, doubtful
