@@ -68,9 +68,27 @@ def test_a_die_like_print_on_the_table_is_not_counted_with_the_throw(scene):
     assert reading.values == (4, 4, 4, 4) and not reading.flagged, reading.reason
 
 
-def test_only_when_exactly_the_extra_ones_are_the_tables_own_do_they_go(scene):
+def test_a_die_thrown_beyond_the_count_is_still_held_once_the_print_goes(scene):
     frame, empty, _, patch = scene
-    # one printed on the table and one more die thrown: two too many, one of them the table's
-    shown = _put(_put(frame, patch, 20, 20), patch, 450, 200)
+    shown = _put(_put(frame, patch, 20, 20), patch, 450, 200)  # the print, and a fifth die thrown
     reading = read_dice(shown, expect=4, empty_table=EmptyTable(_put(empty, patch, 20, 20)))
-    assert reading.flagged and reading.reason.startswith("6 dice found"), reading.reason
+    assert reading.flagged and reading.reason.startswith("5 dice found"), reading.reason
+
+
+def test_a_print_standing_in_for_a_missed_die_leaves_the_reading_short(scene):
+    frame, empty, boxes, patch = scene
+    x1, y1, x2, y2 = boxes[3]
+    g = (x2 - x1) // 2
+    three = frame.copy()
+    three[y1 - g:y2 + g, x1 - g:x2 + g] = empty[y1 - g:y2 + g, x1 - g:x2 + g]  # one die taken away
+    shown = _put(three, patch, 20, 20)
+    assert read_dice(shown, expect=4).values == (4, 4, 4, 4)  # the print counted as the fourth die
+    reading = read_dice(shown, expect=4, empty_table=EmptyTable(_put(empty, patch, 20, 20)))
+    assert reading.flagged and reading.reason.startswith("3 dice found"), reading.reason
+
+
+def test_a_die_on_bare_cloth_of_its_own_colour_is_no_part_of_the_table():
+    cloth = np.full((240, 320, 3), 200, np.uint8)  # plain cloth, the colour of the die's body
+    frame = cloth.copy()
+    cv2.circle(frame, (120, 120), 3, (30, 30, 30), -1)  # a one: its pip all that changes
+    assert EmptyTable(cloth).on_table(frame, [(100, 100, 140, 140)]) == [False]

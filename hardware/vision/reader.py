@@ -332,8 +332,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     looks at that scale alone (a first look that misses the count still searches them all).
     With the calibrated `empty_table`, a read where one thing unlike the table covers more
     than `occluder_fraction` of the view (a hand, the cup) is flagged, its dice still read;
-    and what was found where the table still shows as in its photo is the table's own
-    (`throw.off_table`).
+    and what was found where the table still shows as in its photo is the table's own, not
+    a die (`throw.off_table`).
     `memory`: the pip dice this table has read surely; it vouches for a die read unsurely
     that looks like those it remembers showing that face, and learns from a reading that
     is not flagged (memory.py)."""
@@ -376,9 +376,6 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 break
     kept, probs, values, confidences = _valued(frame, (kept, probs, values, confidences), dice, profile,
                                                min_confidence, timings)
-    if empty_table is not None:
-        kept, probs, values, confidences, doubtful = off_table(frame, empty_table, kept, probs, values,
-                                                                confidences, doubtful, expect)
     if expect is not None and len(kept) == expect and min(confidences, default=1.0) < min_confidence:
         first = (kept, probs, values, confidences, doubtful)
         kept, probs, values, confidences, doubtful = _surer(frame, roi, timings, level, pips, memo, dice, profile,
@@ -396,6 +393,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
             values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
             doubtful = [(c, die) for c, die in doubtful if one_size(kept + [c], range(len(kept) + 1))]
         _timed(timings, "value", t0)
+    if empty_table is not None:  # after every look: none may bring back what the table showed
+        kept, probs, values, confidences, doubtful = off_table(frame, empty_table, kept, probs, values,
+                                                                confidences, doubtful)
     t1 = time.perf_counter()
     own = confidences
     if memory is not None and pips:

@@ -36,9 +36,11 @@ from hardware.vision.pictures import load_picture, region_of
 SMALL_SIDE = 160
 PIXEL_CHANGE = 18  # levels a pixel's colour must move in one channel to count as changed
 CLIPPED = 250  # level (in the blurred small picture) from which a channel is taken as white
-# What was found where the empty table still shows (EmptyTable.on_table): under this share of
-# its middle changed, a pixel compared with the photo's colours within SETTLE pixels of it.
-ON_TABLE, SETTLE = 0.1, 2
+# What was found where the empty table still shows (EmptyTable.on_table): under ON_TABLE of
+# its box changed, a pixel compared with the photo's colours within SETTLE pixels of it, and
+# at least STRUCTURE of the box where the photo's colours spread (an edge, a print, a token).
+ON_TABLE, SETTLE, STRUCTURE = 0.1, 2, 0.1
+CHANGED = int(PIXEL_CHANGE * 1.5)  # levels a pixel must lie outside them: an occluder's change
 ROW_GAIN = (0.5, 2.0)  # the most a row's light may be taken to have changed by (see relit)
 
 
@@ -106,28 +108,31 @@ class EmptyTable:
         return float(stats[1:, cv2.CC_STAT_AREA].max()) / diff.size if n > 1 else 0.0
 
     def on_table(self, frame: np.ndarray, boxes) -> list[bool] | None:
-        """For each box (x1, y1, x2, y2 in frame pixels): whether its middle still shows the
-        empty table, so what was found there is the table's own (a pattern on the cloth, a
-        board's token), not a die thrown on it. A pixel has changed when it lies outside the
-        colours the photo shows within SETTLE pixels of it by more than an occluder's change
-        (a camera nudged a pixel or two leaves a patterned cloth unchanged), the frame's light
-        first matched to the photo's. None when the frame is not the size of the photo."""
+        """For each box (x1, y1, x2, y2 in frame pixels): whether it still shows what the
+        photo shows there, and the photo shows something there, so what was found is the
+        table's own (a pattern on the cloth, a board's token), not a die thrown on it. A
+        pixel has changed when it lies outside the colours the photo shows within SETTLE
+        pixels of it by more than an occluder's change (a camera nudged a pixel or two leaves
+        a patterned cloth unchanged), the frame's light first matched to the photo's; the
+        photo shows something where at least STRUCTURE of the box has such a spread of
+        colours (a die thrown on bare cloth of its own colour changes little of its box).
+        None when the frame is not the size of the photo."""
         frame = _colour(frame)
         if frame.shape != self._photo.shape:
             return None
         if self._range is None:
             kernel = np.ones((2 * SETTLE + 1, 2 * SETTLE + 1), np.uint8)
-            self._range = (cv2.erode(self._photo, kernel).astype(np.int16) - int(PIXEL_CHANGE * 1.5),
-                           cv2.dilate(self._photo, kernel).astype(np.int16) + int(PIXEL_CHANGE * 1.5))
+            self._range = (cv2.erode(self._photo, kernel).astype(np.int16) - CHANGED,
+                           cv2.dilate(self._photo, kernel).astype(np.int16) + CHANGED)
         gain = np.clip(_gain(_shrunk(frame, self.roi), self._small), *ROW_GAIN)
+        lo, hi = self._range
         out = []
         for x1, y1, x2, y2 in boxes:
-            r = max(1, int((x2 - x1) / 4))  # the box's middle half: the die's top face
-            cx, cy = int((x1 + x2) / 2), int((y1 + y2) / 2)
-            part = (slice(max(0, cy - r), cy + r + 1), slice(max(0, cx - r), cx + r + 1))
+            part = (slice(max(0, int(y1)), int(y2) + 1), slice(max(0, int(x1)), int(x2) + 1))
             seen = frame[part].astype(np.float32) * gain
-            changed = ((seen < self._range[0][part]) | (seen > self._range[1][part])).any(2)
-            out.append(bool(changed.size) and float(changed.mean()) < ON_TABLE)
+            changed = ((seen < lo[part]) | (seen > hi[part])).any(2)
+            spread = (hi[part] - lo[part] - 2 * CHANGED > 2 * CHANGED).any(2)  # the photo's own spread
+            out.append(bool(changed.size) and float(changed.mean()) < ON_TABLE and float(spread.mean()) >= STRUCTURE)
         return out
 
 

@@ -207,16 +207,14 @@ def without_odd_sizes(kept, probs, values, confidences, expect: int):
     return _only(sorted(big), kept, probs, values, confidences)
 
 
-def off_table(frame, empty_table, kept, probs, values, confidences, doubtful, expect):
+def off_table(frame, empty_table, kept, probs, values, confidences, doubtful):
     """What the calibrated empty table still shows where it was found is the table's own (a
-    cloth's pattern, a board's token; `EmptyTable.on_table`): such doubtful candidates go,
-    and with more dice found than thrown, such dice go when they are exactly the extra ones."""
+    cloth's pattern, a board's token; `EmptyTable.on_table`), not a die: it goes from the
+    dice and the doubtful candidates. A reading left short of the count is then held."""
     table = empty_table.on_table(frame, [c.box(frame.shape) for c in kept + [c for c, _ in doubtful]])
-    if table is None:
+    if table is None or not any(table):
         return kept, probs, values, confidences, doubtful
+    keep = [i for i in range(len(kept)) if not table[i]]
     doubtful = [d for d, t in zip(doubtful, table[len(kept):]) if not t]
-    if expect is not None and sum(table[:len(kept)]) == len(kept) - expect > 0:
-        keep = [i for i in range(len(kept)) if not table[i]]
-        kept, probs = [kept[i] for i in keep], np.asarray(probs)[keep]
-        values, confidences = [values[i] for i in keep], [confidences[i] for i in keep]
-    return kept, probs, values, confidences, doubtful
+    return ([kept[i] for i in keep], np.asarray(probs)[keep], [values[i] for i in keep],
+            [confidences[i] for i in keep], doubtful)
