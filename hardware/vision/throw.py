@@ -214,7 +214,6 @@ def off_table(frame, empty_table, kept, probs, values, confidences, doubtful):
     table = empty_table.on_table(frame, [c.box(frame.shape) for c in kept + [c for c, _ in doubtful]])
     if table is None or not any(table):
         return kept, probs, values, confidences, doubtful
-    keep = [i for i in range(len(kept)) if not table[i]]
     doubtful = [d for d, t in zip(doubtful, table[len(kept):]) if not t]
-    return ([kept[i] for i in keep], np.asarray(probs)[keep], [values[i] for i in keep],
-            [confidences[i] for i in keep], doubtful)
+    return (*_only([i for i in range(len(kept)) if not table[i]], kept, np.asarray(probs), values, confidences),
+            doubtful)
