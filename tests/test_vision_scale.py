@@ -144,3 +144,16 @@ def test_the_die_size_setting_is_checked():
     for bad in (0, 5, 5000, True, "42"):
         with pytest.raises(VisionConfigError, match="die_size"):
             VisionConfig.from_mapping({"die_size": bad})
+
+
+def test_a_count_one_over_the_dice_is_not_made_up_from_a_die_s_pips():
+    """matteop's four fours enlarged 2x (dice of about 90 px; their pips, 24-33 px, are
+    found at the frame's own pixels by the harder looks), the game waiting for five. Were
+    two of a four's pips read surely as ones and the four dropped for them, they would make
+    the count: a silent misread (a reader that left the smaller pips unread did this). The
+    reading says what was seen."""
+    photo = cv2.imread(str(FIXTURES / "matteop" / "images" / "train_four_36.jpg"))
+    frame = cv2.resize(photo, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
+    reading = read_dice(frame, "pips", expect=5)
+    assert reading.flagged and reading.reason.startswith("4 dice found, the game waits for 5")
+    assert Counter(reading.values) == Counter({4: 4})
