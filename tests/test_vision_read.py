@@ -788,3 +788,21 @@ def test_the_face_models_look_again_up_to_the_level_a_die_needs(monkeypatch, dic
     read_dice(np.full((300, 300, 3), 90, np.uint8), dice, expect=2, min_confidence=0.8)
     assert 1 in [n for n, _ in asked]  # the big one read at the throw's size (reader._at_throw_size)
     assert all(abs(a - level) < 1e-9 for _, a in asked), asked
+
+
+@pytest.mark.parametrize("inside, values, flagged", [
+    ({(188, 188): "one", (212, 212): "one"}, (2,), True),  # a two's pips: the count is not made from them
+    ({(188, 188): "one", (212, 212): "one", (188, 212): "one"}, (1, 1, 1), True),  # more ones than it has pips
+    ({(185, 185): "three", (215, 215): "four"}, (3, 4), False),  # two dice that one box took together
+])
+def test_a_die_read_surely_holding_its_own_pips_read_as_ones_stays(monkeypatch, inside, values, flagged):
+    """Two dice in play, one of them missed (under a lamp's pool). The other, a two read
+    surely, is found with its two pips, each read surely as a one: they are its pips, and
+    must not stand for two dice and make the count. More ones than a die's pips, or dice
+    showing more than one, are dice the big box took together."""
+    faces = {"one": _p(one=0.97, none=0.03), "three": _p(three=0.97, none=0.03), "four": _p(four=0.97, none=0.03)}
+    table = {Candidate(200, 200, 60, 0.8): _p(two=0.95, none=0.05)}
+    table.update({Candidate(x, y, 16, 0.6): faces[face] for (x, y), face in inside.items()})
+    _a_table_of(monkeypatch, table)
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
+    assert tuple(sorted(reading.values)) == values and reading.flagged == flagged, reading.reason

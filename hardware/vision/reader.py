@@ -149,9 +149,10 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
     ones stay. So does one die read surely in a big one whose best reading is no die or a
     die without pips (a board's tile around a die on it); one read surely as two pips or
     more in a big one read as a one (a tile, its round number token) stays with the big
-    one, for the count to weigh. Else the small ones are its pips
-    or marks (read as a die, they are seldom sure of it), and go, when the face model takes
-    the big one for a die."""
+    one, for the count to weigh. A big one read surely as a die of k pips holding at most k
+    read surely as ones holds its pips (a two's two pips must not stand for two dice). Else
+    the small ones are its pips or marks (read as a die, they are seldom sure of it), and
+    go, when the face model takes the big one for a die."""
     dropped: set[Candidate] = set()
     for big in sorted(cands, key=lambda c: -c.size):
         if big in dropped:
@@ -162,6 +163,10 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
         sure = [c for c in held if sure_die(read[c])]
         if reads_as(read[big], 1) and any(reads_as(read[c], *range(2, 7)) for c in sure):
             continue  # a pip never reads as more than one
+        if (sure_die(read[big]) and reads_pips(read[big]) and all(reads_as(read[c], 1) for c in sure)
+                and len(sure) <= np.argmax(read[big])):
+            dropped.update(held)  # a die read surely as k pips holding at most k ones: its pips
+            continue
         if (len(sure) >= 2 or p_die(read[big]) < keep_die
                 or not reads_pips(read[big]) and any(reads_pips(read[c]) for c in sure)):
             dropped.add(big)
