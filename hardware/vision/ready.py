@@ -89,7 +89,8 @@ class EmptyTable:
         self.roi = roi
         self._photo = _colour(photo)
         self._small = _shrunk(self._photo, roi)
-        self._range: tuple[np.ndarray, np.ndarray] | None = None  # on_table's, made once when first asked
+        # on_table's: the photo's colours near each pixel, and where they spread; made when first asked
+        self._range: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     @classmethod
     def load(cls, path, roi: tuple[int, int, int, int] | None = None) -> "EmptyTable":
@@ -122,17 +123,17 @@ class EmptyTable:
             return None
         if self._range is None:
             kernel = np.ones((2 * SETTLE + 1, 2 * SETTLE + 1), np.uint8)
-            self._range = (cv2.erode(self._photo, kernel).astype(np.int16) - CHANGED,
-                           cv2.dilate(self._photo, kernel).astype(np.int16) + CHANGED)
+            lo, hi = cv2.erode(self._photo, kernel).astype(np.int16), cv2.dilate(self._photo, kernel).astype(np.int16)
+            self._range = (lo - CHANGED, hi + CHANGED, (hi - lo > 2 * CHANGED).any(2))
         gain = np.clip(_gain(_shrunk(frame, self.roi), self._small), *ROW_GAIN)
-        lo, hi = self._range
+        lo, hi, spread = self._range
         out = []
         for x1, y1, x2, y2 in boxes:
             part = (slice(max(0, int(y1)), int(y2) + 1), slice(max(0, int(x1)), int(x2) + 1))
             seen = frame[part].astype(np.float32) * gain
             changed = ((seen < lo[part]) | (seen > hi[part])).any(2)
-            spread = (hi[part] - lo[part] - 2 * CHANGED > 2 * CHANGED).any(2)  # the photo's own spread
-            out.append(bool(changed.size) and float(changed.mean()) < ON_TABLE and float(spread.mean()) >= STRUCTURE)
+            out.append(bool(changed.size) and float(changed.mean()) < ON_TABLE
+                       and float(spread[part].mean()) >= STRUCTURE)
         return out
 
 

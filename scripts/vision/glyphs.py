@@ -265,12 +265,19 @@ def face_crop(glyph: np.ndarray, rng: random.Random, out: int, crop: float, neig
         gx, gy = rng.uniform(0.3, 0.7) * side, rng.uniform(0.3, 0.7) * side
         spot = np.exp(-((xx * side + side / 2 - gx) ** 2 + (yy * side + side / 2 - gy) ** 2) / (2 * (face * rng.uniform(0.1, 0.5)) ** 2))
         img += spot[..., None] * rng.uniform(30, 200)
-    img *= np.float32([rng.uniform(0.8, 1.2) for _ in range(3)])  # white balance
     x, y, w, h = cv2.boundingRect((sil > 127).astype(np.uint8))
+    return _photographed(img, rng, x + w / 2, y + h / 2, max(w, h), crop, out)
+
+
+def _photographed(img: np.ndarray, rng: random.Random, x: float, y: float, box: float, crop: float,
+                  out: int) -> np.ndarray:
+    """The die boxed at (x, y), `box` wide, in the drawn scene `img`, photographed and cut as
+    the reader cuts it: white balance, the finder's errors, a camera's size, blur, noise and
+    JPEG; out x out BGR uint8."""
+    img = img * np.float32([rng.uniform(0.8, 1.2) for _ in range(3)])  # white balance
     # the centre model finds dice a little smaller than their silhouette (0.7..1.2 x), centre off by ~6%
-    size = max(w, h) * 0.85 * math.exp(rng.gauss(0, 0.15))
-    ccx = x + w / 2 + rng.gauss(0, 0.055) * size
-    ccy = y + h / 2 + rng.gauss(0, 0.055) * size
+    size = box * 0.85 * math.exp(rng.gauss(0, 0.15))
+    ccx, ccy = x + rng.gauss(0, 0.055) * size, y + rng.gauss(0, 0.055) * size
     shot = rng.randint(22, 64)  # the die's size in camera pixels
     small = cut(np.clip(img, 0, 255), ccx, ccy, size * crop, max(12, int(shot * crop)), rng.uniform(0, 360))
     if rng.random() < 0.5:
@@ -303,19 +310,7 @@ def cube_crop(faces: list[np.ndarray], rng: random.Random, out: int, crop: float
         oblique_dice.draw_die(rng, img, camera, cx + gap * math.cos(d), cy + gap * math.sin(d), scale, 7, light,
                               symbols=([neighbour] + rng.sample(faces, 5), nb, _contrasting(rng, nb)))
     x, y, box = oblique_dice.draw_die(rng, img, camera, cx, cy, scale, 7, light, symbols=(faces, body, ink))
-    img *= np.float32([rng.uniform(0.8, 1.2) for _ in range(3)])  # white balance
-    size = box * 0.85 * math.exp(rng.gauss(0, 0.15))  # as face_crop: the finder's size and centre errors
-    ccx, ccy = x + rng.gauss(0, 0.055) * size, y + rng.gauss(0, 0.055) * size
-    shot = rng.randint(22, 64)
-    small = cut(np.clip(img, 0, 255), ccx, ccy, size * crop, max(12, int(shot * crop)), rng.uniform(0, 360))
-    if rng.random() < 0.5:
-        small = cv2.GaussianBlur(small, (0, 0), rng.uniform(0.3, 1.2))
-    small += np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(0, 8), small.shape).astype(np.float32)
-    small = np.clip(small, 0, 255).astype(np.uint8)
-    if rng.random() < 0.6:
-        ok, buf = cv2.imencode(".jpg", small, [cv2.IMWRITE_JPEG_QUALITY, rng.randint(40, 95)])
-        small = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return cv2.resize(small, (out, out), interpolation=cv2.INTER_AREA if small.shape[0] > out else cv2.INTER_LINEAR)
+    return _photographed(img, rng, x, y, box, crop, out)
 
 
 def family(rng: random.Random) -> list[np.ndarray]:
