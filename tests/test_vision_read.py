@@ -75,12 +75,13 @@ def test_small_touching_cubes_seen_from_afar_are_found_when_the_game_waits_for_t
 
 def _a_table_of(monkeypatch, found: dict):
     """The reader's models stood in for: `found` maps each candidate the finder gives to
-    the face model's eight probabilities for it."""
+    the face model's eight probabilities for it; anywhere else (a box grown or grouped),
+    the face model sees no die."""
     from hardware.vision import reader
 
     monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: list(found))
     monkeypatch.setattr(reader, "face_probabilities",
-                        lambda frame, cands, second_look: np.array([found[c] for c in cands]))
+                        lambda frame, cands, second_look: np.array([found.get(c, _p(none=1.0)) for c in cands]))
 
 
 def _p(**classes) -> np.ndarray:
@@ -806,3 +807,30 @@ def test_a_die_read_surely_holding_its_own_pips_read_as_ones_stays(monkeypatch, 
     _a_table_of(monkeypatch, table)
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
     assert tuple(sorted(reading.values)) == values and reading.flagged == flagged, reading.reason
+
+
+def test_a_die_read_surely_inside_a_board_s_unsure_box_stays_when_the_throw_has_its_size(monkeypatch):
+    """Two dice in play: a four on the table, and a one lying on a board the finder boxed
+    whole (a tile, read unsurely). The one is no pip of that box: another die of the throw,
+    outside it, is its size. It stays, and the board's box goes."""
+    _a_table_of(monkeypatch, {
+        Candidate(100, 300, 40, 0.8): _p(four=0.95, none=0.05),
+        Candidate(300, 120, 40, 0.7): _p(one=0.95, none=0.05),
+        Candidate(320, 110, 200, 0.5): _p(none=0.2, three=0.3, two=0.25, five=0.25),
+    })
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
+    assert tuple(sorted(reading.values)) == (1, 4) and not reading.flagged, reading.reason
+
+
+def test_pips_read_surely_in_two_unsure_dice_do_not_make_a_throw_of_ones(monkeypatch):
+    """Two dice read unsurely, each with a pip found in it and read surely as a one. The
+    pips are each other's size, but each lies inside its own die: neither is a die of the
+    throw, and the reading must not be two ones."""
+    _a_table_of(monkeypatch, {
+        Candidate(100, 100, 80, 0.8): _p(two=0.5, three=0.2, none=0.3),
+        Candidate(110, 110, 16, 0.6): _p(one=0.97, none=0.03),
+        Candidate(300, 300, 80, 0.8): _p(five=0.5, four=0.2, none=0.3),
+        Candidate(290, 290, 16, 0.6): _p(one=0.97, none=0.03),
+    })
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
+    assert reading.flagged or tuple(sorted(reading.values)) != (1, 1), reading.values
