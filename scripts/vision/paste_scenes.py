@@ -22,6 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+import boards
 import dataset
 import synth_faces as faces
 
@@ -192,11 +193,20 @@ def _restyle(rng: random.Random, sprite: Sprite) -> np.ndarray:
 
 
 class Paster:
-    def __init__(self, sprites: list[Sprite], backgrounds: list[np.ndarray]):
+    def __init__(self, sprites: list[Sprite], backgrounds: list[np.ndarray], boards: float = 0.0,
+                 board_pool: list[np.ndarray] = ()):
         self.sprites = sprites
         self.backgrounds = backgrounds
+        self.boards = boards  # share of scenes thrown onto a printed board (boards.py) ...
+        self.board_pool = list(board_pool)  # ... taken from these, drawn once (a board takes ~150 ms)
 
     def _table(self, rng: random.Random, side: int, die: float) -> np.ndarray:
+        if self.boards and rng.random() < self.boards:
+            if not self.board_pool:
+                return boards.board(rng, side, die)
+            bg = np.rot90(rng.choice(self.board_pool), rng.randrange(4))
+            bg = bg[:, ::-1] if rng.random() < 0.5 else bg
+            return cv2.resize(np.ascontiguousarray(bg), (side, side), interpolation=cv2.INTER_AREA).astype(np.float32)
         if self.backgrounds and rng.random() < 0.45:
             bg = rng.choice(self.backgrounds)
             k = rng.randrange(4)

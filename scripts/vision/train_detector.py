@@ -301,6 +301,8 @@ def main():
                     help="lo,hi: die sizes in working pixels that photos and pasted scenes are scaled to")
     ap.add_argument("--sprites-cache", default=None, help="pickle file for the pasted dice (made when missing)")
     ap.add_argument("--oblique", type=int, default=0, help="dice seen at an angle added to the pasted ones (--paste)")
+    ap.add_argument("--boards", type=float, default=0.0, help="share of the pasted scenes thrown onto a printed board")
+    ap.add_argument("--board-pool", type=int, default=300, help="printed boards drawn before training (--boards)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--bands", type=float, default=0.0, help="share of crops shown under mains-flicker bands")
     ap.add_argument("--shadows", type=float, default=0.0, help="share of crops shown under uneven light")
@@ -336,9 +338,15 @@ def main():
     die_range = tuple(float(v) for v in args.die_range.split(",")) if args.die_range else None
     paster = None
     if args.paste > 0:
+        import boards
         import paste_scenes
         cache = Path(args.sprites_cache) if args.sprites_cache else None
-        paster = paste_scenes.Paster(paste_scenes.load_sprites(cache=cache), paste_scenes.background_patches())
+        board_rng = random.Random(args.seed + 10)
+        paster = paste_scenes.Paster(paste_scenes.load_sprites(cache=cache), paste_scenes.background_patches(),
+                                     boards=args.boards, board_pool=[
+                                         np.clip(boards.board(board_rng, CROP, math.exp(board_rng.uniform(
+                                             math.log(9), math.log(48)))), 0, 255).astype(np.uint8)
+                                         for _ in range(args.board_pool if args.boards else 0)])
         if args.oblique:  # dice seen at an angle (oblique_dice.py) among the pasted ones
             paster.sprites = paster.sprites + paste_scenes.oblique_sprites(args.oblique)
         print(f"{len(paster.sprites)} dice to paste, {len(paster.backgrounds)} backgrounds", flush=True)
