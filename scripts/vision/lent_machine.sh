@@ -7,6 +7,7 @@
 #   OUT=/some/dir MINUTES=5 scripts/vision/lent_machine.sh run   # there, with .lab carried
 #   OUT=/some/dir MINUTES=5 FROM_WIDE=.lab/wide.onnx scripts/vision/lent_machine.sh wide   # the face model
 #   OUT=/some/dir MINUTES=5 scripts/vision/lent_machine.sh more   # the shipped face model, trained on
+#   OUT=/some/dir MINUTES=5 scripts/vision/lent_machine.sh finder   # centre models shown boards and steep dice
 #   (DEVICE=cpu SYNTH=200 OBLIQUE=200 MINUTES=0.2: a quick try of the script here)
 #
 # `prepare` copies only what training reads: the training split of byler, matteop and
@@ -54,7 +55,7 @@ EOF
     exit 0
 fi
 
-case "${1:-}" in run|wide|more) ;; *) echo "usage: $0 prepare|run|wide|more" >&2; exit 2 ;; esac
+case "${1:-}" in run|wide|more|finder) ;; *) echo "usage: $0 prepare|run|wide|more|finder" >&2; exit 2 ;; esac
 : "${OUT:?set OUT to the folder the models go to}"
 W1=$LAB/die_faces_w1.onnx  # the width-1 face model the `run` jobs start from, written by `prepare`
 [ "$1" != run ] || [ -f "$W1" ] || { echo "$W1 is missing: run $0 prepare first" >&2; exit 2; }
@@ -83,6 +84,27 @@ if [ "$1" = wide ]; then
     "$PY" "${WIDE[@]}" --workers "${WORKERS:-4}" --width 2 --from-onnx "$FROM_WIDE" --lr 3e-4 --seed 21 \
         --out "$OUT/faces_wide.onnx" > "$OUT/faces_wide.log" 2>&1 || status=$?
     grep -v Warning "$OUT/faces_wide.log" | tail -n 3
+    exit $status
+fi
+
+if [ "$1" = finder ]; then
+    # Centre models, two side by side (half the cores each), the finder's pasted scenes
+    # thrown onto printed boards (boards.py) and with dice seen at an angle among them:
+    # the shipped model trained on, and one trained afresh (more epochs than the CPU gives).
+    # The dice epanemu's held reveals miss are on a Catan board or close and steep
+    # (docs/decisions.md, nineteenth session). Models and logs only in $OUT.
+    D=(scripts/vision/train_detector.py --device "$DEVICE" --minutes "$MINUTES" --batch 64 --per-epoch 2560
+       --paste 0.5 --boards 0.35 --oblique "${OBLIQUE_DICE:-3000}" --die-range "9,44" --sprites-cache "$SPRITES"
+       --workers "${WORKERS:-7}")
+    pids=()
+    "$PY" "${D[@]}" --from-onnx hardware/vision/models/dice_centres.onnx --lr 5e-4 --seed 41 \
+        --out "$OUT/centres_boards.onnx" > "$OUT/centres_boards.log" 2>&1 &
+    pids+=($!)
+    "$PY" "${D[@]}" --lr 3e-3 --seed 43 --out "$OUT/centres_boards_fresh.onnx" > "$OUT/centres_boards_fresh.log" 2>&1 &
+    pids+=($!)
+    status=0
+    for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+    for f in "$OUT"/*.log; do echo "== $f"; grep -v Warning "$f" | grep -v "torch.onnx.export" | tail -n 4; done
     exit $status
 fi
 
