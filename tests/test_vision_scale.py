@@ -157,3 +157,25 @@ def test_a_count_one_over_the_dice_is_not_made_up_from_a_die_s_pips():
     reading = read_dice(frame, "pips", expect=5)
     assert reading.flagged and reading.reason.startswith("4 dice found, the game waits for 5")
     assert Counter(reading.values) == Counter({4: 4})
+
+
+def test_a_harder_look_keeps_a_close_die_the_level_above_sees_by_its_top_face(monkeypatch):
+    """A die close to the camera, seen from the side: the level above finds its top face (a
+    smaller box), the coarsest level, framed in a plain border, finds the whole die. Its
+    size is inside the band of both levels: a look that must try harder keeps the coarsest
+    level's candidate too; the first look leaves it to the level above."""
+    from hardware.vision import detect
+
+    frame = np.full((640, 640, 3), 120, np.uint8)
+    scales = level_scales(640)
+    whole, top = Candidate(320, 330, 100, 0.5), Candidate(320, 300, 40, 0.6)
+
+    def peaks(small, shape, x0, y0, min_score, stats, pad=0):
+        scale = max(small.shape[:2]) / 640
+        return [whole] if abs(scale - scales[-1]) < 0.01 else [top] if abs(scale - scales[1]) < 0.01 else []
+
+    monkeypatch.setattr(detect, "_peaks", peaks)
+    assert LEVEL_BAND[0] <= whole.size * scales[1] <= LEVEL_BAND[1]  # the level above could have found it
+    harder = detect.find_candidates(frame, min_score=0.3, finest=True)
+    assert whole in harder and top in harder
+    assert detect.find_candidates(frame, min_score=0.3) == [top]

@@ -147,7 +147,7 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
 
     Each level keeps the candidates whose size is in the model's band at that level (the
     coarsest also bigger ones; smaller ones are specks or pips, or dice a finer level
-    finds). Of two candidates for one die (found at two levels), the surer stays; one much
+    finds: with `finest`, its whole band). Of two candidates for one die (found at two levels), the surer stays; one much
     smaller inside another is left for the reader to judge (`inside`). `levels`: a dict
     kept between looks at one frame, so a level already run is not run again."""
     frame, x0, y0 = region_of(frame, roi)
@@ -170,8 +170,11 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
             level = _peaks(small, frame.shape, x0, y0, min_score, stats, pad)
             if levels is not None:
                 levels[key] = level
-        # the coarsest level adds only the dice too big for the level above it
-        lo, hi = (LEVEL_BAND[1] * scale / scales[i - 1], np.inf) if coarsest else LEVEL_BAND
+        lo, hi = LEVEL_BAND
+        if coarsest:  # the dice too big for the level above it; a look that must try harder,
+            # its whole band too: a close die seen from the side, three faces showing, is
+            # found whole there where the level above finds its top face or a pip
+            lo, hi = (LEVEL_BAND[0] if finest else LEVEL_BAND[1] * scale / scales[i - 1]), np.inf
         found += [c for c in level if lo <= c.size * scale <= hi]
     found.sort(key=lambda c: -c.score)
     return distinct(found, lambda c: c.score)
