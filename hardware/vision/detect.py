@@ -147,8 +147,9 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
 
     Each level keeps the candidates whose size is in the model's band at that level (the
     coarsest also bigger ones; smaller ones are specks or pips, or dice a finer level
-    finds: with `finest`, its whole band). Of two candidates for one die (found at two levels), the surer stays; one much
-    smaller inside another is left for the reader to judge (`inside`). `levels`: a dict
+    finds; with `finest` it keeps its whole band). Of two candidates for one die (found
+    at two levels), the surer stays; one much smaller inside another is left for the
+    reader to judge (`inside`). `levels`: a dict
     kept between looks at one frame, so a level already run is not run again."""
     frame, x0, y0 = region_of(frame, roi)
     h, w = frame.shape[:2]
