@@ -149,8 +149,8 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
     coarsest also bigger ones; smaller ones are specks or pips, or dice a finer level
     finds; with `finest` it keeps its whole band). Of two candidates for one die (found
     at two levels), the surer stays; one much smaller inside another is left for the
-    reader to judge (`inside`). `levels`: a dict
-    kept between looks at one frame, so a level already run is not run again."""
+    reader to judge (`inside`). `levels`: a dict kept between looks at one frame, so a
+    level already run is not run again."""
     frame, x0, y0 = region_of(frame, roi)
     h, w = frame.shape[:2]
     scales = level_scales(max(h, w), die_px, finest)

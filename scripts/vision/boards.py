@@ -146,6 +146,14 @@ def board(rng: random.Random, side: int, die: float) -> np.ndarray:
     return img
 
 
+def pool(n: int, seed: int, side: int, die_range: tuple[float, float] = (9.0, 48.0)) -> list[np.ndarray]:
+    """n boards drawn once before training (a board takes ~150 ms), side x side uint8, each
+    for a die size drawn log-uniform from `die_range`."""
+    rng = random.Random(seed)
+    lo, hi = math.log(die_range[0]), math.log(die_range[1])
+    return [np.clip(board(rng, side, math.exp(rng.uniform(lo, hi))), 0, 255).astype(np.uint8) for _ in range(n)]
+
+
 if __name__ == "__main__":
     import sys
 

@@ -74,6 +74,13 @@ REAL=(--oblique-real 0.3 --oblique-boards 0.15)
 LOW=(--low-res 0.4)
 WIDE=("${F[@]}" "${REAL[@]}" --oblique-common 0.5 "${LOW[@]}")  # the shipped face model's kinds of crops
 
+finish() {  # wait for the jobs in `pids`, show the end of each log, exit 1 if any failed
+    local status=0 pid f
+    for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+    for f in "$OUT"/*.log; do echo "== $f"; grep -v Warning "$f" | grep -v "torch.onnx.export" | tail -n 4; done
+    exit $status
+}
+
 if [ "$1" = wide ]; then
     # The face model: FROM_WIDE, the width-2 export of the CPU run in docs/vision.md,
     # trained on with the second model's kinds of crops and the common dice. At most 8
@@ -102,10 +109,7 @@ if [ "$1" = finder ]; then
     pids+=($!)
     "$PY" "${D[@]}" --lr 3e-3 --seed 43 --out "$OUT/centres_boards_fresh.onnx" > "$OUT/centres_boards_fresh.log" 2>&1 &
     pids+=($!)
-    status=0
-    for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-    for f in "$OUT"/*.log; do echo "== $f"; grep -v Warning "$f" | grep -v "torch.onnx.export" | tail -n 4; done
-    exit $status
+    finish
 fi
 
 if [ "$1" = more ]; then
@@ -123,10 +127,7 @@ if [ "$1" = more ]; then
     "$PY" "${W[@]}" --seed 31 --oblique-share 0.55 --out "$OUT/faces_more_oblique.onnx" \
         > "$OUT/faces_more_oblique.log" 2>&1 &
     pids+=($!)
-    status=0
-    for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-    for f in "$OUT"/*.log; do echo "== $f"; grep -v Warning "$f" | grep -v "torch.onnx.export" | tail -n 4; done
-    exit $status
+    finish
 fi
 
 # the face jobs' pools, drawn first with every core (drawn by each job at once, they took minutes)
@@ -149,7 +150,4 @@ if [ -n "${FROM_W2:-}" ]; then
         --out "$OUT/faces_w2_more_low.onnx" > "$OUT/faces_w2_more_low.log" 2>&1 &
     pids+=($!)
 fi
-status=0
-for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-for f in "$OUT"/*.log; do echo "== $f"; grep -v Warning "$f" | grep -v "torch.onnx.export" | tail -n 4; done
-exit $status
+finish

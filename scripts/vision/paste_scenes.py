@@ -192,6 +192,15 @@ def _restyle(rng: random.Random, sprite: Sprite) -> np.ndarray:
     return pic
 
 
+def _from_pool(rng: random.Random, pool: list[np.ndarray], side: int, mirror: bool = False) -> np.ndarray:
+    """One picture of `pool` turned a random quarter (and, with `mirror`, mirrored half the
+    time), side x side, float32."""
+    bg = np.rot90(rng.choice(pool), rng.randrange(4))
+    if mirror and rng.random() < 0.5:
+        bg = bg[:, ::-1]
+    return cv2.resize(np.ascontiguousarray(bg), (side, side), interpolation=cv2.INTER_AREA).astype(np.float32)
+
+
 class Paster:
     def __init__(self, sprites: list[Sprite], backgrounds: list[np.ndarray], boards: float = 0.0,
                  board_pool: list[np.ndarray] = ()):
@@ -204,14 +213,9 @@ class Paster:
         if self.boards and rng.random() < self.boards:
             if not self.board_pool:
                 return boards.board(rng, side, die)
-            bg = np.rot90(rng.choice(self.board_pool), rng.randrange(4))
-            bg = bg[:, ::-1] if rng.random() < 0.5 else bg
-            return cv2.resize(np.ascontiguousarray(bg), (side, side), interpolation=cv2.INTER_AREA).astype(np.float32)
+            return _from_pool(rng, self.board_pool, side, mirror=True)
         if self.backgrounds and rng.random() < 0.45:
-            bg = rng.choice(self.backgrounds)
-            k = rng.randrange(4)
-            bg = np.rot90(bg, k)
-            return cv2.resize(np.ascontiguousarray(bg), (side, side), interpolation=cv2.INTER_AREA).astype(np.float32)
+            return _from_pool(rng, self.backgrounds, side)
         return faces._table(rng, side, die)
 
     def scene(self, rng: random.Random, side: int = 256, die_range: tuple[float, float] = (9.0, 48.0)):

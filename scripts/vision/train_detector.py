@@ -341,12 +341,9 @@ def main():
         import boards
         import paste_scenes
         cache = Path(args.sprites_cache) if args.sprites_cache else None
-        board_rng = random.Random(args.seed + 10)
+        board_pool = boards.pool(args.board_pool, args.seed + 10, CROP) if args.boards else []
         paster = paste_scenes.Paster(paste_scenes.load_sprites(cache=cache), paste_scenes.background_patches(),
-                                     boards=args.boards, board_pool=[
-                                         np.clip(boards.board(board_rng, CROP, math.exp(board_rng.uniform(
-                                             math.log(9), math.log(48)))), 0, 255).astype(np.uint8)
-                                         for _ in range(args.board_pool if args.boards else 0)])
+                                     boards=args.boards, board_pool=board_pool)
         if args.oblique:  # dice seen at an angle (oblique_dice.py) among the pasted ones
             paster.sprites = paster.sprites + paste_scenes.oblique_sprites(args.oblique)
         print(f"{len(paster.sprites)} dice to paste, {len(paster.backgrounds)} backgrounds", flush=True)
