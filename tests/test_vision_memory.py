@@ -134,6 +134,8 @@ def test_a_die_the_memory_vouched_for_is_not_learned(monkeypatch):
         return values, [0.5] + list(confidences[1:])
 
     monkeypatch.setattr(reader, "read_values", first_doubted)
+    # ... and still doubt it seen whole (whole.read_whole)
+    monkeypatch.setattr(reader, "read_whole", lambda kept, probs, values, conf, *rest: (probs, values, conf))
     before = len(memory)
     reading = read_dice(frame, "pips", expect=len(values), memory=memory)
     assert not reading.flagged  # vouched for ...

@@ -458,7 +458,8 @@ def test_chance_cubes_are_not_read_whole(monkeypatch):
 def _looks(monkeypatch, quick: dict, finest: dict):
     """The reader's models stood in for, by look: `quick` is what the first look finds (the
     pyramid short of the frame's own pixels), `finest` what a look at every level finds;
-    each maps a candidate to the face model's probabilities for it."""
+    each maps a candidate to the face model's probabilities for it; anywhere else (a box
+    grown or read whole), the face model sees no die."""
     from hardware.vision import reader
 
     every_level = finest
@@ -466,7 +467,7 @@ def _looks(monkeypatch, quick: dict, finest: dict):
                         lambda *args, finest=False, **kw: list(every_level if finest else quick))
     seen = {**quick, **every_level}
     monkeypatch.setattr(reader, "face_probabilities",
-                        lambda frame, cands, second_look: np.array([seen[c] for c in cands]).reshape(-1, 8))
+                        lambda frame, cands, second_look: np.array([seen.get(c, _p(none=1.0)) for c in cands]).reshape(-1, 8))
 
 
 def test_a_harder_look_counts_its_dice_after_the_count_s_culls(monkeypatch):
@@ -834,3 +835,22 @@ def test_pips_read_surely_in_two_unsure_dice_do_not_make_a_throw_of_ones(monkeyp
     })
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
     assert reading.flagged or tuple(sorted(reading.values)) != (1, 1), reading.values
+
+
+def test_a_die_boxed_by_its_top_face_is_read_whole_when_unsure(monkeypatch):
+    """The count found, a four read unsurely at its box (its top face on a camera at an
+    angle): seen whole, bigger and a little lower, it reads as a four surely, so the
+    reading passes; where the whole die reads otherwise, it is held."""
+    from hardware.vision import reader
+    from hardware.vision.detect import Candidate
+    from hardware.vision.whole import whole_views
+
+    three, four = Candidate(100, 200, 40, 0.9), Candidate(300, 200, 40, 0.9)
+    found = {three: _p(none=0.01, three=0.98, five=0.01), four: _p(none=0.1, four=0.6, one=0.3)}
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: list(found))
+    for whole, passes in ((_p(none=0.02, four=0.96, two=0.02), True), (_p(none=0.02, five=0.96, two=0.02), False)):
+        seen = {**found, **{v: whole for v in whole_views(four)}}
+        monkeypatch.setattr(reader, "face_probabilities",
+                            lambda frame, cands, second_look: np.array([seen.get(c, _p(none=1.0)) for c in cands]))
+        reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
+        assert reading.values == (3, 4) and reading.flagged != passes, reading.reason

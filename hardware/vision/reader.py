@@ -20,10 +20,11 @@ from hardware.vision.parts import bigger_die
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
-from hardware.vision.throw import (ONE_SIZE, PART_DIE, SMALLER, at_place, beside, off_table, one_size, p_die,
+from hardware.vision.throw import (ONE_SIZE, PART_DIE, SMALLER, apart, at_place, beside, off_table, one_size, p_die,
                                    reads_as, reads_pips, sure_die, surely_read, surest_throw, without_misfits,
                                    without_odd_sizes, without_parts, without_smaller_doubts, without_strays)
 from hardware.vision.values import face_level, pip_confidence, pip_value, read_values
+from hardware.vision.whole import read_whole
 
 DICE_KINDS = ("pips", "chance", "spike")
 KEEP_SCORE = 0.40  # centre-model peak needed to count a die
@@ -230,7 +231,7 @@ def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_c
     their size, in the same place, and that reading is taken when it is surer (every
     kind's confidence counts the doubt that it is a die at all). A candidate found only
     under a lowered centre cut-off (under KEEP_SCORE) is read again only where a box of
-    the throw's size around it takes in no other die (`_apart`): a speck beside a die would
+    the throw's size around it takes in no other die (`apart`): a speck beside a die would
     show that die. A chance throw's colours are read again together, and kept only when
     every die read again is still surer."""
     sure = surely_read(probs, confidences, min_confidence)
@@ -239,7 +240,7 @@ def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_c
     size = float(np.median([kept[i].size for i in sure]))
     odd = [i for i in range(len(kept)) if confidences[i] < min_confidence
            and not size / ODD_SIZE <= kept[i].size <= size * ODD_SIZE
-           and (kept[i].score >= KEEP_SCORE or _apart(kept[i], [d for d in kept if d is not kept[i]], size))]
+           and (kept[i].score >= KEEP_SCORE or apart(kept[i], [d for d in kept if d is not kept[i]], size))]
     if not odd:
         return kept, probs, values, confidences
     again = [Candidate(kept[i].cx, kept[i].cy, size, kept[i].score) for i in odd]
@@ -321,12 +322,6 @@ def _timed(timings: dict | None, stage: str, since: float) -> float:
     return now
 
 
-def _apart(c: Candidate, dice: Sequence[Candidate], size: float) -> bool:
-    """Whether a box `size` wide centred on c stays clear of the dice's centres (a die's
-    size from each): read at that size, c shows no other die."""
-    return all(np.hypot(c.cx - d.cx, c.cy - d.cy) >= size for d in dice)
-
-
 def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfile | None = None,
               roi: tuple[int, int, int, int] | None = None, min_confidence: float = 0.80,
               empty_table: EmptyTable | None = None, occluder_fraction: float = 0.12,
@@ -342,11 +337,12 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     made (`_settled`); when none does, the reading is flagged with both counts. With the
     count found but a die read unsurely, the harder looks are tried for a sure reading of
     it (`_surer`); then a die boxed at another size than the sure ones is read again at
-    theirs (`_at_throw_size`). On a pip table a reading still held gives way to the surest
-    throw of all the looks read, when there is one (`throw.surest_throw`). A pip reading
-    that would pass is held when a die read as a one or a two reads, seen as a bigger die
-    around it, as that die's bigger face (`parts.bigger_die`). Without `expect`, the
-    first look is at every level.
+    theirs (`_at_throw_size`), and a pip die still unsure is read whole, as boxed by its
+    top face alone (`whole.read_whole`). On a pip table a reading still held gives way to
+    the surest throw of all the looks read, when there is one (`throw.surest_throw`). A
+    pip reading that would pass is held when a die read as a one or a two reads, seen as
+    a bigger die around it, as that die's bigger face (`parts.bigger_die`). Without
+    `expect`, the first look is at every level.
     `die_px`: a die's size in frame pixels, when calibration knows it: the finder then
     looks at that scale alone (a first look that misses the count still searches them all).
     With the calibrated `empty_table`, a read where one thing unlike the table covers more
@@ -402,6 +398,11 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if expect is not None and len(kept) == expect:
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
                                                           min_confidence, timings)
+        if pips:  # a die still unsure may be boxed by its top face alone
+            t0 = time.perf_counter()
+            probs, values, confidences = read_whole(kept, probs, values, confidences, min_confidence,
+                                                    lambda views: face_probabilities(frame, views, level))
+            _timed(timings, "faces", t0)
     if expect and pips and (len(kept) != expect or min(confidences) < min_confidence):
         t0, read = time.perf_counter(), memo.get("faces", {})
         sure = {c: q for c, p in read.items() if c.score >= KEEP_SCORE and sure_die(p) and reads_pips(p)

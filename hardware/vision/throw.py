@@ -217,3 +217,9 @@ def off_table(frame, empty_table, kept, probs, values, confidences, doubtful):
     doubtful = [d for d, t in zip(doubtful, table[len(kept):]) if not t]
     return (*_only([i for i in range(len(kept)) if not table[i]], kept, np.asarray(probs), values, confidences),
             doubtful)
+
+
+def apart(c: Candidate, dice: Sequence[Candidate], size: float) -> bool:
+    """Whether a box `size` wide centred on c stays clear of the dice's centres (a die's
+    size from each): read at that size, c shows no other die."""
+    return all(np.hypot(c.cx - d.cx, c.cy - d.cy) >= size for d in dice)
