@@ -76,14 +76,8 @@ def _disc(rng: random.Random, img: np.ndarray, x: float, y: float, r: float) -> 
     if rng.random() < 0.5:
         cv2.circle(img, (int(x), int(y)), int(r), tuple(float(c) * 0.6 for c in paper), max(1, int(r / 10)),
                    cv2.LINE_AA)
-    text = str(rng.choice([2, 3, 4, 5, 6, 8, 9, 10, 11, 12]))
-    scale = r / 22.0
-    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, int(r / 8)))
-    mask = np.zeros(img.shape[:2], np.uint8)  # putText draws on bytes only: its ink is blended in
-    cv2.putText(mask, text, (int(x - tw / 2), int(y + th / 3)), cv2.FONT_HERSHEY_SIMPLEX, scale, 255,
-                max(1, int(r / 8)), cv2.LINE_AA)
-    a = (mask / 255.0)[..., None]
-    img[:] = img * (1 - a) + np.array(ink, np.float32) * a
+    faces.printed_number(img, str(rng.choice([2, 3, 4, 5, 6, 8, 9, 10, 11, 12])), x, y, r, ink, max(1, int(r / 8)),
+                         1 / 3)
     dots = rng.randint(1, 5)
     for k in range(dots):
         cv2.circle(img, (int(x + (k - (dots - 1) / 2) * r * 0.22), int(y + r * 0.6)), max(1, int(r * 0.07)), ink,

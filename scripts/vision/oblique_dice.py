@@ -268,14 +268,8 @@ def board_piece(rng: random.Random, canvas: np.ndarray, cx: float, cy: float, si
         cv2.ellipse(canvas, (int(cx), int(cy)), (int(tr), max(1, int(tr * squash))), 0, 0, 360, face, -1, cv2.LINE_AA)
         mark = rng.random()
         if mark < 0.6:  # a number
-            text = str(rng.choice([2, 3, 4, 5, 6, 8, 9, 10, 11, 12]))
-            scale = tr / 22
-            (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, int(tr / 10)))
-            layer = np.zeros(canvas.shape[:2], np.uint8)  # putText draws on 8-bit pictures only
-            cv2.putText(layer, text, (int(cx - tw / 2), int(cy + th / 2)), cv2.FONT_HERSHEY_SIMPLEX, scale, 255,
-                        max(1, int(tr / 10)), cv2.LINE_AA)
-            a = (layer.astype(np.float32) / 255)[..., None]
-            canvas[:] = canvas * (1 - a) + np.array(ink, np.float32) * a
+            synth_faces.printed_number(canvas, str(rng.choice([2, 3, 4, 5, 6, 8, 9, 10, 11, 12])), cx, cy, tr, ink,
+                                       max(1, int(tr / 10)), 1 / 2)
         elif mark < 0.8:  # a dot or two, as some tokens print their odds
             cv2.circle(canvas, (int(cx), int(cy + tr * 0.5 * squash)), max(1, int(tr * 0.12)), ink, -1, cv2.LINE_AA)
         if rng.random() < 0.5:

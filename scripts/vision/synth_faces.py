@@ -182,6 +182,20 @@ def _letters(rng: random.Random, layer: np.ndarray, cx, cy, radius, centre_angle
         np.maximum(layer, cv2.warpAffine(patch, m, layer.shape[::-1]), out=layer)
 
 
+def printed_number(canvas: np.ndarray, text: str, cx: float, cy: float, radius: float, ink, thick: int,
+                   drop: float) -> None:
+    """`text` printed in `ink` on a float picture, centred across at cx, as big as a round
+    token of `radius` holds, its baseline `drop` times its height below cy (putText draws
+    on 8-bit pictures only: it draws a byte layer, blended in as the ink's share)."""
+    scale = radius / 22
+    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+    layer = np.zeros(canvas.shape[:2], np.uint8)
+    cv2.putText(layer, text, (int(cx - tw / 2), int(cy + th * drop)), cv2.FONT_HERSHEY_SIMPLEX, scale, 255, thick,
+                cv2.LINE_AA)
+    a = (layer.astype(np.float32) / 255)[..., None]
+    canvas[:] = canvas * (1 - a) + np.array(ink, np.float32) * a
+
+
 def maker_mark(rng: random.Random, canvas: np.ndarray, mask: np.ndarray, cx, cy, half, angle,
                pip: np.ndarray) -> tuple[float, np.ndarray]:
     """Many dice carry their maker's mark on the one face: a word arched over or round the
