@@ -353,8 +353,9 @@ class CameraSetup:
                 except UnreadableFrame as exc:
                     raise CalibrationError(f"{exc}; nothing was taught") from None
 
-            frame, (examples, boxes) = self._on_camera(job, "teach from")
-            taught = profile.with_examples(face, examples)
+            frame, lesson = self._on_camera(job, "teach from")
+            taught = profile.with_examples(face, lesson.examples, lesson.pips)
+            boxes = lesson.boxes
             with self._lock:
                 self._save_profile(taught)
                 self._before_lesson = (profile, face)

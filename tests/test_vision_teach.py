@@ -211,3 +211,63 @@ def test_only_unsure_dice_are_read_again_in_their_other_quarter_turns(tmp_path, 
     assert embedded == [scales * len(dice), 3 * scales * len(again)]
     for i in range(len(dice)):  # a die read again is read as by the every-die look; the others as once
         assert some[i] == pytest.approx(every[i] if i in again else once[i])
+
+
+
+def _face_probs(pips: int, p: float) -> np.ndarray:
+    """Face-model probabilities: class `pips` at p, the rest spread over the other classes."""
+    row = np.full(8, (1 - p) / 7)
+    row[pips] = p
+    return row
+
+
+def _profile(pips: dict[int, tuple[int, ...]]) -> SpikeProfile:
+    crop = np.zeros((spike.SIDE, spike.SIDE, 3), np.uint8)
+    profile = SpikeProfile()
+    for face, counts in pips.items():
+        profile = profile.with_examples(face, [crop] * len(counts), counts)
+    return profile
+
+
+def test_a_face_is_a_pip_face_when_most_of_its_taught_dice_showed_that_many_pips():
+    profile = _profile({1: (1, 1, 0), 2: (2, 0, 0), 3: (5, 5, 3), 6: (0, 0), 4: (spike.UNCOUNTED, 4)})
+    assert profile.pip_faces == {1, 4}  # 2: one of three; 3: counted as fives (taught as another value); 6: a symbol
+    assert _profile({5: (spike.UNCOUNTED,) * 3}).pip_faces == frozenset()  # taught before counts were kept
+    with pytest.raises(SpikeProfileError, match="pip counts"):
+        SpikeProfile().with_examples(1, [np.zeros((spike.SIDE, spike.SIDE, 3), np.uint8)], [1, 1])
+
+
+def test_the_pip_counts_are_saved_with_the_profile_and_an_older_file_loads_without_them(tmp_path):
+    path = tmp_path / "spike.profile"
+    _profile({1: (1, 1), 6: (0,)}).save(path)
+    loaded = SpikeProfile.load(path)
+    assert loaded.pips == {1: (1, 1), 6: (0,)} and loaded.pip_faces == {1}
+    data = dict(np.load(path))
+    del data["pips"]  # as a profile taught before the counts were kept was saved
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **data)
+    path.write_bytes(buf.getvalue())
+    older = SpikeProfile.load(path)
+    assert older.taught == (1, 6) and older.pip_faces == frozenset()
+    assert older.with_examples(6, [older.faces[6][0]], [0]).pips == {1: (-1, -1), 6: (-1, 0)}
+
+
+def test_on_a_table_with_pip_faces_the_pip_count_confirms_or_doubts_the_taught_face(monkeypatch):
+    from hardware.vision import values
+    from hardware.vision.detect import Candidate
+
+    heads = [(3, 0.5), (3, 0.5), (6, 0.5), (6, 0.5), (3, 0.5)]
+    monkeypatch.setattr(spike, "match_all", lambda frame, dice, profile: heads)
+    dice = [Candidate(10 + 30 * i, 10, 20, 0.9) for i in range(len(heads))]
+    probs = np.array([_face_probs(3, 0.97), _face_probs(4, 0.97), _face_probs(7, 0.97), _face_probs(6, 0.97),
+                      _face_probs(4, 0.5)])
+    table = _profile({3: (3, 3), 4: (4, 4), 6: (0, 0)})  # pip faces 3 and 4; 6 is a symbol
+    read, sure = values.read_values(np.zeros((32, 160, 3), np.uint8), dice, probs, "spike", table, 0.8)
+    assert read == [3, 3, 6, 6, 3]  # the head's faces, always: a count never names another value
+    assert sure[0] > 0.9  # three pips, a pip face the head names: the count stands
+    assert sure[1] == 0.0  # four pips surely, another pip face: held
+    assert 0.45 < sure[2] < 0.5 and 0.45 < sure[3] < 0.5  # no count; six pips, but 6 is no pip face here
+    assert 0.45 < sure[4] < 0.5  # an unsure count of four doubts nothing
+    symbols = _profile({3: (0, 0), 4: (0, 0), 6: (0, 0)})  # a table of symbol dice: the head alone
+    _, alone = values.read_values(np.zeros((32, 160, 3), np.uint8), dice, probs, "spike", symbols, 0.8)
+    assert all(0.45 < c < 0.5 for c in alone)

@@ -46,6 +46,7 @@ MODEL = "face_embed.onnx"
 CHUNK = 6  # crops per forward (see embed)
 FORMAT = "companion-spike-profile/4"  # /4: crops set square to the die (edge_angle)
 FACES = range(1, 7)  # the values a spike die's faces stand for
+UNCOUNTED = -1  # a taught die's pips, in a profile taught before they were counted
 # A face never taught is still given its nearest taught face, but less similar: confidence
 # is scaled from 1 at NEAR_SURE (cosine to the nearest taught view) to 0 at NEAR_FLOOR.
 NEAR_FLOOR, NEAR_SURE = 0.6, 0.85
@@ -100,9 +101,12 @@ def embed(pictures: Sequence[np.ndarray]) -> np.ndarray:
 
 @dataclass(frozen=True)
 class SpikeProfile:
-    """Taught faces: for each value 1..6, colour crops of the dice shown for it."""
+    """Taught faces: for each value 1..6, colour crops of the dice shown for it, and for each
+    crop the pips the face model counted on that die surely when it was taught (0: none
+    surely; UNCOUNTED: taught before the counts were kept)."""
 
     faces: dict[int, tuple[np.ndarray, ...]] = field(default_factory=dict)
+    pips: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def taught(self) -> tuple[int, ...]:
@@ -113,6 +117,19 @@ class SpikeProfile:
         """The faces 1..6 still to teach; a read with any of them is flagged."""
         taught = self.taught
         return tuple(v for v in FACES if v not in taught)
+
+    @cached_property
+    def pip_faces(self) -> frozenset[int]:
+        """The taught faces that are pip faces: most of the dice taught for the face showed
+        that many pips to the face model (a table's spike dice may be pip dice with a
+        symbol among their faces). A symbol face, or a face taught as another value than
+        its pips, is none; neither is a face whose dice were not counted."""
+        out = set()
+        for v in self.taught:
+            counted = [n for n in self.pips.get(v, ()) if n != UNCOUNTED]
+            if counted and 2 * sum(n == v for n in counted) > len(counted):
+                out.add(v)
+        return frozenset(out)
 
     @cached_property
     def _bank(self) -> tuple[np.ndarray, np.ndarray]:
@@ -146,20 +163,35 @@ class SpikeProfile:
         crops = [(v, p) for v in self.taught for p in self.faces[v]]
         return marks.templates([p for _, p in crops]), np.array([v for v, _ in crops])
 
-    def with_examples(self, face: int, examples: Iterable[np.ndarray]) -> "SpikeProfile":
+    def with_examples(self, face: int, examples: Iterable[np.ndarray],
+                      pips: Iterable[int] | None = None) -> "SpikeProfile":
+        """The profile with `examples` added to `face`; `pips`: the face model's sure count
+        on each (see the class), else they are UNCOUNTED."""
         if face not in FACES:
             raise SpikeProfileError(f"a spike face is 1..6, not {face}")
-        faces = dict(self.faces)
-        faces[face] = tuple(faces.get(face, ())) + tuple(np.asarray(e, np.uint8) for e in examples)
-        return SpikeProfile(faces)
+        examples = tuple(np.asarray(e, np.uint8) for e in examples)
+        counts = tuple(int(n) for n in pips) if pips is not None else (UNCOUNTED,) * len(examples)
+        if len(counts) != len(examples):
+            raise SpikeProfileError(f"{len(examples)} examples but {len(counts)} pip counts")
+        faces, all_pips = dict(self.faces), dict(self.pips)
+        faces[face] = tuple(faces.get(face, ())) + examples
+        all_pips[face] = self._counts(face) + counts
+        return SpikeProfile(faces, all_pips)
+
+    def _counts(self, face: int) -> tuple[int, ...]:
+        """The pip counts of `face`'s examples, UNCOUNTED where none was kept."""
+        return self.pips.get(face) or (UNCOUNTED,) * len(self.faces.get(face, ()))
 
     def save(self, path: str | Path) -> None:
         values = [v for v in sorted(self.faces) for _ in self.faces[v]]
         pictures = [g for v in sorted(self.faces) for g in self.faces[v]]
+        counts = [n for v in sorted(self.faces) for n in self._counts(v)]
         buf = io.BytesIO()
         meta = json.dumps({"format": FORMAT, "side": SIDE}).encode()
+        # "pips" is an addition a reader of this format without it ignores
         np.savez_compressed(buf, meta=np.frombuffer(meta, np.uint8), faces=np.array(values, np.int8),
-                            pictures=np.array(pictures, np.uint8).reshape(len(values), SIDE, SIDE, 3))
+                            pictures=np.array(pictures, np.uint8).reshape(len(values), SIDE, SIDE, 3),
+                            pips=np.array(counts, np.int8))
         replace_file(path, buf.getvalue())
 
     @classmethod
@@ -168,6 +200,7 @@ class SpikeProfile:
             data = np.load(io.BytesIO(Path(path).read_bytes()))
             meta = json.loads(bytes(data["meta"]).decode())
             values, pictures = data["faces"], data["pictures"]
+            counts = data["pips"] if "pips" in data.files else np.full(len(values), UNCOUNTED, np.int8)
         except FileNotFoundError:
             raise SpikeProfileError(f"no spike profile at {path}; teach one with `companion teach spike`") from None
         except Exception as exc:  # damaged zip, wrong keys, bad JSON
@@ -175,10 +208,14 @@ class SpikeProfile:
         if meta.get("format") != FORMAT or pictures.shape[1:] != (SIDE, SIDE, 3):
             raise SpikeProfileError(f"{path} was made by another version of the reader "
                                     f"({meta.get('format')}, this one reads {FORMAT}); teach the faces again")
+        if len(counts) != len(values):
+            raise SpikeProfileError(f"{path} is not a spike profile ({len(counts)} pip counts for {len(values)} faces)")
         faces: dict[int, tuple[np.ndarray, ...]] = {}
-        for v, g in zip(values.tolist(), pictures):
+        pips: dict[int, tuple[int, ...]] = {}
+        for v, g, n in zip(values.tolist(), pictures, counts.tolist()):
             faces[int(v)] = faces.get(int(v), ()) + (g,)
-        return cls(faces)
+            pips[int(v)] = pips.get(int(v), ()) + (int(n),)
+        return cls(faces, pips)
 
     @classmethod
     def load_or_empty(cls, path: str | Path) -> "SpikeProfile":

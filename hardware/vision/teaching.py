@@ -4,7 +4,7 @@ their faces)."""
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 import numpy as np
 
@@ -12,23 +12,43 @@ from hardware.vision import spike
 from hardware.vision.reader import find_dice
 from hardware.vision.reading import UnreadableFrame, check_frame
 from hardware.vision.spike import SpikeProfile
+from hardware.vision.values import PIPS_SURE, pip_confidence, pip_value
 
 
-def spike_lesson(frame: np.ndarray, roi=None) -> tuple[list[np.ndarray], list[tuple[int, int, int, int]]]:
-    """What one teaching picture teaches: a crop of every die seen (inside `roi`, if given),
-    as the profile keeps them, and each die's box, to show the table which dice it takes."""
+class Lesson(NamedTuple):
+    """What one teaching picture teaches: a crop of every die seen, as the profile keeps
+    them; each die's box, to show the table which dice it takes; and the pips the face
+    model counts on each die surely (0: none surely), which tell the profile's pip faces."""
+
+    examples: list[np.ndarray]
+    boxes: list[tuple[int, int, int, int]]
+    pips: list[int]
+
+
+def sure_pips(p: np.ndarray) -> int:
+    """The pips the face model counts on a die surely (PIPS_SURE), else 0."""
+    v, q = pip_value(p)
+    return v if pip_confidence(q) >= PIPS_SURE else 0
+
+
+def spike_lesson(frame: np.ndarray, roi=None) -> Lesson:
+    """What one teaching picture teaches (inside `roi`, if given)."""
     frame = check_frame(frame)
-    kept, _, _ = find_dice(frame, roi)
+    kept, probs, _ = find_dice(frame, roi)
     if not kept:
         raise UnreadableFrame("no die found in a teaching picture: put the dice on a plain surface in good light")
-    return [p for c in kept for p in spike.face_pictures(frame, c)], [c.box(frame.shape) for c in kept]
+    return Lesson([p for c in kept for p in spike.face_pictures(frame, c)], [c.box(frame.shape) for c in kept],
+                  [sure_pips(p) for p in probs])
 
 
 def teach_spike(profile: SpikeProfile, face: int, frames: Iterable[np.ndarray],
                 roi=None) -> tuple[SpikeProfile, int]:
     """Add every die seen in the frames (inside `roi`, if given) as an example of `face`;
     returns the profile and the number of examples added."""
-    examples = []
+    examples: list[np.ndarray] = []
+    pips: list[int] = []
     for frame in frames:
-        examples += spike_lesson(frame, roi)[0]
-    return profile.with_examples(face, examples), len(examples)
+        lesson = spike_lesson(frame, roi)
+        examples += lesson.examples
+        pips += lesson.pips
+    return profile.with_examples(face, examples, pips), len(examples)

@@ -14,6 +14,7 @@ PIP_BLANK = 0.5  # see pip_value
 # often it is right on cameras and light it never saw (docs/decisions.md), so a pip die
 # needs p 0.85 to pass min_confidence 0.80.
 PIP_DOUBT = 4 / 3
+PIPS_SURE = 0.8  # a pip count this sure (pip_confidence) tells a spike die's pip face (pips_checked)
 
 
 def pip_value(p: np.ndarray) -> tuple[int, float]:
@@ -34,6 +35,22 @@ def pip_confidence(p: float) -> float:
     """A pip die's confidence from the face models' probability: its doubt counted PIP_DOUBT
     times (at least 0)."""
     return max(0.0, 1.0 - (1.0 - p) * PIP_DOUBT)
+
+
+def pips_checked(p: np.ndarray, face: int, confidence: float, pip_faces: frozenset[int]) -> float:
+    """A spike die's confidence, read by the taught head as `face`, with the face model's
+    pip count as a second opinion on a table whose dice have pip faces (`pip_faces`, see
+    SpikeProfile.pip_faces): a count naming the head's face, a pip face, makes the die as
+    sure as the count is; a sure count (PIPS_SURE) naming another pip face makes it unsure.
+    Else, and on a table of symbols, the head's confidence stands. The count never names a
+    value the head did not."""
+    v, q = pip_value(p)
+    counted = pip_confidence(q)
+    if v == face and face in pip_faces:
+        return max(confidence, counted)
+    if v != face and v in pip_faces and counted >= PIPS_SURE:
+        return 0.0
+    return confidence
 
 
 def face_level(dice: str, min_confidence: float) -> float:
@@ -62,5 +79,5 @@ def read_values(frame, kept, probs, dice, profile, min_confidence):
         else:
             v, conf = next(spikes)
             values.append(v)
-            confidences.append(conf * die)
+            confidences.append(pips_checked(p, v, conf, profile.pip_faces) * die)
     return values, confidences
