@@ -295,13 +295,13 @@ def oblique_crop(rng: random.Random, label: int, out: int = 48, crop_factor: flo
                                     rng.uniform(25, 75) if rng.random() < 0.8 else rng.uniform(75, 89))
     camera = Camera(camera_elevation, rng.uniform(0, 2 * math.pi))
     light = _light(rng)
-    box = side / crop_factor * math.exp(rng.uniform(-0.2, 0.2))
+    box = side / crop_factor * synth_faces.size_error(rng)
     # the cube's edge that makes a box about `box` wide at this angle (the box is 1.2-1.7 edges)
     scale = box / rng.uniform(1.35, 1.6)
     canvas = table_dice.surface(rng, side, scale) if looks else _table(rng, side, scale)
     own = table_dice.look(rng) if looks else None
-    jitter = 0.12 * box
-    cx, cy = side / 2 + rng.uniform(-jitter, jitter), side / 2 + rng.uniform(-jitter, jitter)
+    dx, dy = synth_faces.off_centre(rng)
+    cx, cy = side / 2 + dx * box, side / 2 + dy * box
     if label == 0:  # the centre is between dice: the die lies away from it, or there is none
         if boards and rng.random() < boards:  # a board's tile or token in the middle instead
             board_piece(rng, canvas, side / 2, side / 2, box * rng.uniform(0.6, 1.6), math.sin(camera_elevation))

@@ -285,14 +285,32 @@ def _die(rng: random.Random, canvas: np.ndarray, cx, cy, half, angle, label, til
         _glyph(rng, canvas, mt, cx, cy, half, angle, _pip_colour(rng, body))
 
 
+# How far a training crop's die lies from where the crop is centred and sized: off its
+# centre by up to OFF_CENTRE die sizes each way, its size times up to exp(+-SIZE_SPREAD).
+# The reader cuts around the finder's box, which can sit off a die seen at an angle
+# (on its top face) by more than a crop centred on a labelled box shows; train_faces.py
+# --off-centre and --size-spread widen both (every crop kind: photos, procedural, oblique).
+OFF_CENTRE = 0.12
+SIZE_SPREAD = 0.2
+
+
+def size_error(rng: random.Random) -> float:
+    """A crop's size against the die it is centred on, as a factor."""
+    return math.exp(rng.uniform(-SIZE_SPREAD, SIZE_SPREAD))
+
+
+def off_centre(rng: random.Random) -> tuple[float, float]:
+    """How far a crop's centre lies off its die's, in die sizes (x, y)."""
+    return rng.uniform(-OFF_CENTRE, OFF_CENTRE), rng.uniform(-OFF_CENTRE, OFF_CENTRE)
+
+
 def face_crop(rng: random.Random, label: int, out: int = 48, crop_factor: float = 1.35) -> np.ndarray:
     """One BGR uint8 crop, out x out, of a die showing `label` (0 = no die centred)."""
     side = out * SS
-    half = side / crop_factor / 2 * math.exp(rng.uniform(-0.2, 0.2))
+    half = side / crop_factor / 2 * size_error(rng)
     canvas = _table(rng, side, 2 * half)
-    jitter = 0.12 * 2 * half
-    cx = side / 2 + rng.uniform(-jitter, jitter)
-    cy = side / 2 + rng.uniform(-jitter, jitter)
+    dx, dy = off_centre(rng)
+    cx, cy = side / 2 + dx * 2 * half, side / 2 + dy * 2 * half
     if label == 0:  # the centre is between dice: move the die away, or draw none
         d = rng.uniform(1.0, 1.8) * half * 2
         a = rng.uniform(0, 2 * math.pi)

@@ -26,6 +26,8 @@ pips of their own below the top face) and --oblique-share takes that share of ea
 --oblique-boards shows a board's tile or token in that share of their "no die" crops;
 --oblique-common draws that share of them as the dice and tables most people play with.
 --from-onnx with a --width that is a whole multiple of the export's widens it first (widened).
+--off-centre and --size-spread set how far a crop may lie off its die and how much bigger
+or smaller it may be (synth_faces.OFF_CENTRE, SIZE_SPREAD), for every kind of crop.
 """
 
 from __future__ import annotations
@@ -275,9 +277,9 @@ def sample(items, rng, pool=None, share=0.0, cum=None, pasted=None, paste_share=
         cx, cy, label = x, y, 0
     else:
         cx, cy, size, label = dice[rng.randrange(len(dice))]
-        cx += rng.uniform(-0.12, 0.12) * size
-        cy += rng.uniform(-0.12, 0.12) * size
-    side = CROP_FACTOR * size * math.exp(rng.uniform(-0.2, 0.2))
+        dx, dy = synth_faces.off_centre(rng)
+        cx, cy = cx + dx * size, cy + dy * size
+    side = CROP_FACTOR * size * synth_faces.size_error(rng)
     any_turn = top_down or UPRIGHT_ROLL is None
     crop = cut(img, cx, cy, side, FACE_SIDE, rng.uniform(0, 360) if any_turn else rng.uniform(-UPRIGHT_ROLL, UPRIGHT_ROLL))
     if not any_turn and rng.random() < 0.5:
@@ -313,8 +315,8 @@ def sample_pasted(pool, rng):
     r = rng.random()
     if dice and r < 0.6:
         cx, cy, size, value = dice[rng.randrange(len(dice))]
-        cx += rng.uniform(-0.12, 0.12) * size
-        cy += rng.uniform(-0.12, 0.12) * size
+        dx, dy = synth_faces.off_centre(rng)
+        cx, cy = cx + dx * size, cy + dy * size
         label = 7 if value is None else int(value)
     else:
         size = dice[rng.randrange(len(dice))][2] if dice else rng.uniform(14, 70)
@@ -397,6 +399,10 @@ def main():
     ap.add_argument("--pools", metavar="DIR", help="keep the procedural and oblique pools here: loaded when "
                                                    "there, else drawn and saved (shared by several jobs)")
     ap.add_argument("--pools-only", action="store_true", help="draw and save the --pools, then stop")
+    ap.add_argument("--off-centre", type=float, default=synth_faces.OFF_CENTRE,
+                    help="a crop's centre lies up to this many die sizes off its die's, each way")
+    ap.add_argument("--size-spread", type=float, default=synth_faces.SIZE_SPREAD,
+                    help="a crop's size is its die's times up to exp(+-this)")
     ap.add_argument("--marks", type=float, default=0.0,
                     help="share of the procedural and oblique one faces drawn with a maker's mark")
     ap.add_argument("--no-held-out", dest="held_check", action="store_false",
@@ -411,7 +417,10 @@ def main():
     t0 = time.time()
     pools = Path(args.pools) if args.pools else None
     synth_faces.MARKS = args.marks
+    synth_faces.OFF_CENTRE, synth_faces.SIZE_SPREAD = args.off_centre, args.size_spread
     marked = f"-marks{args.marks}" if args.marks else ""
+    if (args.off_centre, args.size_spread) != (0.12, 0.2):  # the pools' crops lie otherwise
+        marked += f"-off{args.off_centre}-spread{args.size_spread}"
     # a kept pool is whichever run drew it first (drawn by workers, other seeds than alone)
     pool = parallel.kept_pool(pools and pools / f"synth-{args.synth}-side{args.side}{marked}",
                               lambda: parallel.drawn_in_parallel(synth_pool, args.synth, 5, args.workers))
