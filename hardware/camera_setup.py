@@ -362,6 +362,8 @@ class CameraSetup:
         said = f"taught face {face} from {len(boxes)} {'die' if len(boxes) == 1 else 'dice'}"
         said += f"; still to teach: {', '.join(map(str, taught.untaught))}" if taught.untaught else \
             "; all six faces are taught"
+        if face in taught.pip_faces:
+            said += f" (face {face} shows {face} pips: the pips are counted too)"
         self._show(frame, [(face, box, 1.0) for box in boxes], said, kind="spike", what="lesson")  # the dice taken
         return said
 

@@ -335,6 +335,7 @@ def test_spike_faces_taught_from_the_camera_read_the_table_s_dice(tmp_path):
                                  "csrf_token": headers["X-CSRF-Token"]}, headers={"Accept": "application/json"})
             assert answer.status_code == 200, answer.get_data(as_text=True)
             assert f"taught face {face} from {len(entry['dice'])} di" in answer.get_json()["message"]
+            assert "pips are counted" not in answer.get_json()["message"]  # symbols: no pip face
         page = client.post("/host/camera/teach-spike", data={"face": "6", "csrf_token": headers["X-CSRF-Token"]},
                            headers={"Accept": "text/html"}, follow_redirects=True).get_data(as_text=True)
         assert page.count("taught face 6 from 2 dice") == 1 and "the boxed dice were taken" in page  # by its picture

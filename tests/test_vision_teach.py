@@ -271,3 +271,32 @@ def test_on_a_table_with_pip_faces_the_pip_count_confirms_or_doubts_the_taught_f
     symbols = _profile({3: (0, 0), 4: (0, 0), 6: (0, 0)})  # a table of symbol dice: the head alone
     _, alone = values.read_values(np.zeros((32, 160, 3), np.uint8), dice, probs, "spike", symbols, 0.8)
     assert all(0.45 < c < 0.5 for c in alone)
+
+
+def test_teaching_a_pip_die_says_its_face_is_a_pip_face(tmp_path, capsys):
+    """One die of the byler tray photo, enlarged as a phone's close-up shows it, taught as
+    the value its pips show: the profile counts its pips and says so."""
+    root = Path(__file__).parent / "fixtures" / "byler"
+    entry = next(e for e in json.loads((root / "manifest.json").read_text()) if e.get("fixture_role", "read") == "read")
+    photo = cv2.imread(str(root / entry["image"]))
+    boxes = entry["boxes"]
+
+    def room(b):  # how far the die is from its nearest neighbour and from the photo's edge
+        others = [np.hypot((b[0] + b[2] - o[0] - o[2]) / 2, (b[1] + b[3] - o[1] - o[3]) / 2) for o in boxes if o is not b]
+        return min(others + [b[0], b[1], photo.shape[1] - b[2], photo.shape[0] - b[3]])
+
+    x1, y1, x2, y2, value = max(boxes, key=room)
+    side = 1.25 * max(x2 - x1, y2 - y1)
+    m = np.float32([[960 / (2 * side), 0, 0], [0, 960 / (2 * side), 0]])
+    m[:, 2] = np.float32([640, 480]) - m[:, :2] @ np.float32([(x1 + x2) / 2, (y1 + y2) / 2])
+    close = tmp_path / "close.png"
+    cv2.imwrite(str(close), cv2.warpAffine(photo, m, (1280, 960), borderMode=cv2.BORDER_REFLECT))
+    path = tmp_path / "spike.profile"
+    args = SimpleNamespace(kind="spike", images=[str(close)], face=int(value), profile=str(path))
+    assert teach_cli.run(args) == 0
+    assert f"pip faces (their pips, counted, check each reading): {value}" in capsys.readouterr().out
+    assert SpikeProfile.load(path).pips == {int(value): (int(value),)}
+    other = 1 + int(value) % 6  # the same die taught as another value: not a pip face
+    assert teach_cli.run(SimpleNamespace(kind="spike", images=[str(close)], face=other,
+                                         profile=str(tmp_path / "other.profile"))) == 0
+    assert "pip faces" not in capsys.readouterr().out

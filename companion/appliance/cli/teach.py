@@ -33,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
         return 1
     faces = ", ".join(str(f) for f in profile.taught)
     print(f"taught face {args.face} from {added} dice in {len(frames)} pictures; {args.profile} knows faces {faces}")
+    if profile.pip_faces:
+        print(f"pip faces (their pips, counted, check each reading): {', '.join(map(str, sorted(profile.pip_faces)))}")
     untaught = profile.untaught
     if untaught:
         print(f"still to teach: {', '.join(map(str, untaught))} (spike reads are flagged until all six are taught)")
