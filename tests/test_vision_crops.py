@@ -35,5 +35,11 @@ def test_crops_drawn_again_under_the_same_spreads_are_the_same(monkeypatch):
 
     first, again = draw(), draw()
     assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    rng = random.Random(8)  # the draws, in number and order, as before the spreads were settings
+    for label in (0, 3, 7):
+        synth_faces.face_crop(rng, label)
+    for label in (0, 5):
+        oblique_dice.oblique_crop(rng, label, roll=15)
+    assert rng.random() == 0.1594750035104372
     monkeypatch.setattr(synth_faces, "OFF_CENTRE", 0.3)
     assert not all(np.array_equal(a, b) for a, b in zip(first, draw()))  # the spreads move the dice

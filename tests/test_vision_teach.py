@@ -233,8 +233,11 @@ def test_a_face_is_a_pip_face_when_most_of_its_taught_dice_showed_that_many_pips
     profile = _profile({1: (1, 1, 0), 2: (2, 0, 0), 3: (5, 5, 3), 6: (0, 0), 4: (spike.UNCOUNTED, 4)})
     assert profile.pip_faces == {1, 4}  # 2: one of three; 3: counted as fives (taught as another value); 6: a symbol
     assert _profile({5: (spike.UNCOUNTED,) * 3}).pip_faces == frozenset()  # taught before counts were kept
+    crop = np.zeros((spike.SIDE, spike.SIDE, 3), np.uint8)
     with pytest.raises(SpikeProfileError, match="pip counts"):
-        SpikeProfile().with_examples(1, [np.zeros((spike.SIDE, spike.SIDE, 3), np.uint8)], [1, 1])
+        SpikeProfile().with_examples(1, [crop], [1, 1])
+    with pytest.raises(SpikeProfileError, match="2 taught dice but 1 pip counts"):
+        SpikeProfile({1: (crop, crop)}, {1: (1,)})  # so no profile that would not load back is saved
 
 
 def test_the_pip_counts_are_saved_with_the_profile_and_an_older_file_loads_without_them(tmp_path):
@@ -248,6 +251,12 @@ def test_the_pip_counts_are_saved_with_the_profile_and_an_older_file_loads_witho
     np.savez_compressed(buf, **data)
     path.write_bytes(buf.getvalue())
     older = SpikeProfile.load(path)
+    data["pips"] = np.array([1], np.int8)  # counts that do not match the taught dice: refused, named
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **data)
+    (tmp_path / "damaged.profile").write_bytes(buf.getvalue())
+    with pytest.raises(SpikeProfileError, match="1 pip counts for 3 taught dice"):
+        SpikeProfile.load(tmp_path / "damaged.profile")
     assert older.taught == (1, 6) and older.pip_faces == frozenset()
     assert older.with_examples(6, [older.faces[6][0]], [0]).pips == {1: (-1, -1), 6: (-1, 0)}
 
@@ -256,21 +265,33 @@ def test_on_a_table_with_pip_faces_the_pip_count_confirms_or_doubts_the_taught_f
     from hardware.vision import values
     from hardware.vision.detect import Candidate
 
-    heads = [(3, 0.5), (3, 0.5), (6, 0.5), (6, 0.5), (3, 0.5)]
+    heads = [(3, 0.5), (3, 0.5), (3, 0.5), (6, 0.5), (6, 0.5), (3, 0.5)]
     monkeypatch.setattr(spike, "match_all", lambda frame, dice, profile: heads)
     dice = [Candidate(10 + 30 * i, 10, 20, 0.9) for i in range(len(heads))]
-    probs = np.array([_face_probs(3, 0.97), _face_probs(4, 0.97), _face_probs(7, 0.97), _face_probs(6, 0.97),
-                      _face_probs(4, 0.5)])
+    probs = np.array([_face_probs(3, 0.97), _face_probs(4, 0.97), _face_probs(4, 0.6), _face_probs(7, 0.97),
+                      _face_probs(6, 0.97), _face_probs(4, 0.4)])
+    frame = np.zeros((32, 200, 3), np.uint8)
     table = _profile({3: (3, 3), 4: (4, 4), 6: (0, 0)})  # pip faces 3 and 4; 6 is a symbol
-    read, sure = values.read_values(np.zeros((32, 160, 3), np.uint8), dice, probs, "spike", table, 0.8)
-    assert read == [3, 3, 6, 6, 3]  # the head's faces, always: a count never names another value
+    _, sure = values.read_values(frame, dice, probs, "spike", table, 0.8)
     assert sure[0] > 0.9  # three pips, a pip face the head names: the count stands
-    assert sure[1] == 0.0  # four pips surely, another pip face: held
-    assert 0.45 < sure[2] < 0.5 and 0.45 < sure[3] < 0.5  # no count; six pips, but 6 is no pip face here
-    assert 0.45 < sure[4] < 0.5  # an unsure count of four doubts nothing
+    assert sure[1] == 0.0 and sure[2] == 0.0  # four pips, surely or leaning so, against a taught three: held
+    assert 0.45 < sure[3] < 0.5 and 0.45 < sure[4] < 0.5  # no count; six pips, but 6 is no pip face here
+    assert 0.45 < sure[5] < 0.5  # a count hardly leaning to four doubts nothing
     symbols = _profile({3: (0, 0), 4: (0, 0), 6: (0, 0)})  # a table of symbol dice: the head alone
-    _, alone = values.read_values(np.zeros((32, 160, 3), np.uint8), dice, probs, "spike", symbols, 0.8)
+    _, alone = values.read_values(frame, dice, probs, "spike", symbols, 0.8)
     assert all(0.45 < c < 0.5 for c in alone)
+
+
+def test_a_symbol_face_is_held_only_by_a_sure_count_its_taught_dice_never_showed():
+    from hardware.vision.values import pips_checked
+
+    one = _face_probs(1, 0.97)
+    sun = _profile({1: (1, 1), 6: (0, 0)})  # a six whose symbol the face model counted as nothing
+    assert pips_checked(one, 6, 0.95, sun) == 0.0  # a one counted surely on a die read as the sun
+    assert pips_checked(_face_probs(1, 0.6), 6, 0.95, sun) == 0.95  # only leaning: a symbol may look so
+    disc = _profile({1: (1, 1), 6: (1, 1)})  # a six whose disc the face model counts as one pip
+    assert disc.pip_faces == {1} and disc.counted(6) == {1}
+    assert pips_checked(one, 6, 0.95, disc) == 0.95  # as its taught dice showed: no doubt
 
 
 def test_teaching_a_pip_die_says_its_face_is_a_pip_face(tmp_path, capsys):

@@ -108,6 +108,16 @@ class SpikeProfile:
     faces: dict[int, tuple[np.ndarray, ...]] = field(default_factory=dict)
     pips: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
+    def __post_init__(self):
+        for v, counts in self.pips.items():
+            if counts and len(counts) != len(self.faces.get(v, ())):
+                raise SpikeProfileError(f"face {v} has {len(self.faces.get(v, ()))} taught dice "
+                                        f"but {len(counts)} pip counts")
+
+    def counted(self, face: int) -> frozenset[int]:
+        """The pips the face model counted surely on `face`'s taught dice (none: 0)."""
+        return frozenset(n for n in self.pips.get(face, ()) if n > 0)
+
     @property
     def taught(self) -> tuple[int, ...]:
         return tuple(sorted(v for v, t in self.faces.items() if t))
@@ -209,7 +219,8 @@ class SpikeProfile:
             raise SpikeProfileError(f"{path} was made by another version of the reader "
                                     f"({meta.get('format')}, this one reads {FORMAT}); teach the faces again")
         if len(counts) != len(values):
-            raise SpikeProfileError(f"{path} is not a spike profile ({len(counts)} pip counts for {len(values)} faces)")
+            raise SpikeProfileError(f"{path} is not a spike profile ({len(counts)} pip counts for {len(values)} "
+                                    "taught dice)")
         faces: dict[int, tuple[np.ndarray, ...]] = {}
         pips: dict[int, tuple[int, ...]] = {}
         for v, g, n in zip(values.tolist(), pictures, counts.tolist()):

@@ -12,7 +12,7 @@ from hardware.vision import spike
 from hardware.vision.reader import find_dice
 from hardware.vision.reading import UnreadableFrame, check_frame
 from hardware.vision.spike import SpikeProfile
-from hardware.vision.values import PIPS_SURE, pip_confidence, pip_value
+from hardware.vision.values import sure_pips
 
 
 class Lesson(NamedTuple):
@@ -25,20 +25,18 @@ class Lesson(NamedTuple):
     pips: list[int]
 
 
-def sure_pips(p: np.ndarray) -> int:
-    """The pips the face model counts on a die surely (PIPS_SURE), else 0."""
-    v, q = pip_value(p)
-    return v if pip_confidence(q) >= PIPS_SURE else 0
-
-
 def spike_lesson(frame: np.ndarray, roi=None) -> Lesson:
     """What one teaching picture teaches (inside `roi`, if given)."""
     frame = check_frame(frame)
     kept, probs, _ = find_dice(frame, roi)
     if not kept:
         raise UnreadableFrame("no die found in a teaching picture: put the dice on a plain surface in good light")
-    return Lesson([p for c in kept for p in spike.face_pictures(frame, c)], [c.box(frame.shape) for c in kept],
-                  [sure_pips(p) for p in probs])
+    lesson = Lesson([], [c.box(frame.shape) for c in kept], [])
+    for c, p in zip(kept, probs):
+        pictures = spike.face_pictures(frame, c)
+        lesson.examples.extend(pictures)
+        lesson.pips.extend([sure_pips(p)] * len(pictures))  # one count to each example
+    return lesson
 
 
 def teach_spike(profile: SpikeProfile, face: int, frames: Iterable[np.ndarray],

@@ -14,7 +14,10 @@ PIP_BLANK = 0.5  # see pip_value
 # often it is right on cameras and light it never saw (docs/decisions.md), so a pip die
 # needs p 0.85 to pass min_confidence 0.80.
 PIP_DOUBT = 4 / 3
-PIPS_SURE = 0.8  # a pip count this sure (pip_confidence) tells a spike die's pip face (pips_checked)
+# A spike die's pips are counted surely at this pip confidence (teaching tells a profile's
+# pip faces so); a count whose pips' share is PIPS_LEAN or more leans that way (pips_checked).
+PIPS_SURE = 0.8
+PIPS_LEAN = 0.5
 
 
 def pip_value(p: np.ndarray) -> tuple[int, float]:
@@ -37,18 +40,27 @@ def pip_confidence(p: float) -> float:
     return max(0.0, 1.0 - (1.0 - p) * PIP_DOUBT)
 
 
-def pips_checked(p: np.ndarray, face: int, confidence: float, pip_faces: frozenset[int]) -> float:
+def sure_pips(p: np.ndarray) -> int:
+    """The pips the face model counts on a die surely (pip confidence PIPS_SURE), else 0."""
+    v, q = pip_value(p)
+    return v if pip_confidence(q) >= PIPS_SURE else 0
+
+
+def pips_checked(p: np.ndarray, face: int, confidence: float, profile: spike.SpikeProfile) -> float:
     """A spike die's confidence, read by the taught head as `face`, with the face model's
-    pip count as a second opinion on a table whose dice have pip faces (`pip_faces`, see
-    SpikeProfile.pip_faces): a count naming the head's face, a pip face, makes the die as
-    sure as the count is; a sure count (PIPS_SURE) naming another pip face makes it unsure.
+    pip count as a second opinion on a table whose dice have pip faces (`profile.pip_faces`):
+    a count naming the head's face, a pip face, makes the die at least as sure as the count
+    is. A count naming another pip face holds the die (confidence 0): leaning that way
+    (PIPS_LEAN) against a pip face the head names, sure of it against a symbol face (a
+    symbol may look like pips), and never a count the taught dice of `face` showed too.
     Else, and on a table of symbols, the head's confidence stands. The count never names a
     value the head did not."""
+    pip_faces = profile.pip_faces
     v, q = pip_value(p)
-    counted = pip_confidence(q)
     if v == face and face in pip_faces:
-        return max(confidence, counted)
-    if v != face and v in pip_faces and counted >= PIPS_SURE:
+        return max(confidence, pip_confidence(q))
+    if v != face and v in pip_faces and v not in profile.counted(face) and q >= PIPS_LEAN and (
+            face in pip_faces or pip_confidence(q) >= PIPS_SURE):
         return 0.0
     return confidence
 
@@ -79,5 +91,5 @@ def read_values(frame, kept, probs, dice, profile, min_confidence):
         else:
             v, conf = next(spikes)
             values.append(v)
-            confidences.append(pips_checked(p, v, conf, profile.pip_faces) * die)
+            confidences.append(pips_checked(p, v, conf, profile) * die)
     return values, confidences

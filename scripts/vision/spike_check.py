@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from hardware.vision import SpikeProfile, read_dice, spike, teach_spike  # noqa: E402
 from hardware.vision.reader import find_dice  # noqa: E402
-from hardware.vision.teaching import sure_pips  # noqa: E402
+from hardware.vision.values import sure_pips  # noqa: E402
 from dataset import SETS, TEST_ONLY, fixed  # noqa: E402  (scripts/vision is this script's own folder)
 
 SET_OF = {"spikeA": "rendered", "rendered-pip": "rendered", "byler": "byler", "matteop": "matteop",
@@ -116,6 +116,9 @@ def main() -> int:
     ap.add_argument("--min-confidence", type=float, default=0.8, help="the reader's min_confidence")
     ap.add_argument("--expect", action="store_true", help="read in play: each scene with its count of dice")
     args = ap.parse_args()
+    unknown = [name for name in args.sets.split(",") if name not in ROOTS]
+    if unknown:
+        ap.error(f"unknown set {', '.join(unknown)}; known: {', '.join(ROOTS)}")
     cv2.setNumThreads(1)
     for name in args.sets.split(","):
         root = ROOTS[name]

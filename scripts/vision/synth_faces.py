@@ -289,7 +289,7 @@ def _die(rng: random.Random, canvas: np.ndarray, cx, cy, half, angle, label, til
 # centre by up to OFF_CENTRE die sizes each way, its size times up to exp(+-SIZE_SPREAD).
 # The reader cuts around the finder's box, which can sit off a die seen at an angle
 # (on its top face) by more than a crop centred on a labelled box shows; train_faces.py
-# --off-centre and --size-spread widen both (every crop kind: photos, procedural, oblique).
+# --off-centre and --size-spread widen both (photos, procedural and oblique crops).
 OFF_CENTRE = 0.12
 SIZE_SPREAD = 0.2
 

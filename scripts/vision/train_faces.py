@@ -27,7 +27,8 @@ pips of their own below the top face) and --oblique-share takes that share of ea
 --oblique-common draws that share of them as the dice and tables most people play with.
 --from-onnx with a --width that is a whole multiple of the export's widens it first (widened).
 --off-centre and --size-spread set how far a crop may lie off its die and how much bigger
-or smaller it may be (synth_faces.OFF_CENTRE, SIZE_SPREAD), for every kind of crop.
+or smaller it may be (synth_faces.OFF_CENTRE, SIZE_SPREAD), for every kind of crop (the
+pasted scenes' crops keep their own size spread, +-0.15).
 """
 
 from __future__ import annotations
@@ -417,9 +418,10 @@ def main():
     t0 = time.time()
     pools = Path(args.pools) if args.pools else None
     synth_faces.MARKS = args.marks
+    spreads = (synth_faces.OFF_CENTRE, synth_faces.SIZE_SPREAD)
     synth_faces.OFF_CENTRE, synth_faces.SIZE_SPREAD = args.off_centre, args.size_spread
     marked = f"-marks{args.marks}" if args.marks else ""
-    if (args.off_centre, args.size_spread) != (0.12, 0.2):  # the pools' crops lie otherwise
+    if (args.off_centre, args.size_spread) != spreads:  # the pools' crops lie otherwise
         marked += f"-off{args.off_centre}-spread{args.size_spread}"
     # a kept pool is whichever run drew it first (drawn by workers, other seeds than alone)
     pool = parallel.kept_pool(pools and pools / f"synth-{args.synth}-side{args.side}{marked}",
