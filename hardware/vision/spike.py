@@ -109,10 +109,13 @@ class SpikeProfile:
     pips: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
     def __post_init__(self):
+        """Every face's counts, one to each taught die: those not given are UNCOUNTED."""
         for v, counts in self.pips.items():
             if counts and len(counts) != len(self.faces.get(v, ())):
                 raise SpikeProfileError(f"face {v} has {len(self.faces.get(v, ()))} taught dice "
                                         f"but {len(counts)} pip counts")
+        object.__setattr__(self, "pips", {v: tuple(self.pips.get(v) or (UNCOUNTED,) * len(t))
+                                          for v, t in self.faces.items()})
 
     def counted(self, face: int) -> frozenset[int]:
         """The pips the face model counted surely on `face`'s taught dice (none: 0)."""
@@ -185,17 +188,13 @@ class SpikeProfile:
             raise SpikeProfileError(f"{len(examples)} examples but {len(counts)} pip counts")
         faces, all_pips = dict(self.faces), dict(self.pips)
         faces[face] = tuple(faces.get(face, ())) + examples
-        all_pips[face] = self._counts(face) + counts
+        all_pips[face] = all_pips.get(face, ()) + counts
         return SpikeProfile(faces, all_pips)
-
-    def _counts(self, face: int) -> tuple[int, ...]:
-        """The pip counts of `face`'s examples, UNCOUNTED where none was kept."""
-        return self.pips.get(face) or (UNCOUNTED,) * len(self.faces.get(face, ()))
 
     def save(self, path: str | Path) -> None:
         values = [v for v in sorted(self.faces) for _ in self.faces[v]]
         pictures = [g for v in sorted(self.faces) for g in self.faces[v]]
-        counts = [n for v in sorted(self.faces) for n in self._counts(v)]
+        counts = [n for v in sorted(self.faces) for n in self.pips[v]]
         buf = io.BytesIO()
         meta = json.dumps({"format": FORMAT, "side": SIDE}).encode()
         # "pips" is an addition a reader of this format without it ignores
