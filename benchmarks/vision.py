@@ -373,34 +373,35 @@ def main() -> int:
                                     " from its sure readings" if args.evening else ""))
     print(f"in play: {'each photo read with its count of dice' if args.expect else 'read without the count'}; "
           "* = test-only set (never trained on)")
-    print(f"{'set/kind':<28}{'images':>7}{'right':>8}{'silent':>8}{'held':>8}{'hd+right':>9}{'recall':>8}{'precis':>8}"
-          f"{'val|match':>10}{'silent=n':>9}  bar")
     summary = dict(sorted(summary.items()))
+    width = max([28] + [len(name) + 2 for name in summary])  # a long row name ("... crowded shadow") keeps its gap
+    print(f"{'set/kind':<{width}}{'images':>7}{'right':>8}{'silent':>8}{'held':>8}{'hd+right':>9}{'recall':>8}{'precis':>8}"
+          f"{'val|match':>10}{'silent=n':>9}  bar")
     for name, g in summary.items():
         n = g["images"]
         pct = lambda k: f"{100 * g[k] / n:7.1f}%"  # noqa: E731
-        print(f"{name:<28}{n:>7}{pct('right')}{pct('silent')}{pct('flagged')}{100 * g['flagged_but_right'] / n:8.1f}%"
+        print(f"{name:<{width}}{n:>7}{pct('right')}{pct('silent')}{pct('flagged')}{100 * g['flagged_but_right'] / n:8.1f}%"
               f"{100 * g['matched'] / max(1, g['labelled']):7.1f}%{100 * g['matched'] / max(1, g['detected']):7.1f}%"
               f"{100 * g['value_ok'] / max(1, g['matched']):9.1f}%{pct('silent_same_count')}  {bar(name, g)}")
     print("95% intervals (Wilson) of right / silent / held, and whether this many images can tell the bar "
           "met (its worst end meets it) or missed (its best end misses it):")
     for name, g in summary.items():
         n = g["images"]
-        print(f"  {name:<26}" + "".join(f"{k} {100 * g[k] / max(1, n):5.1f} [{lo:5.1f}, {hi:5.1f}]  "
+        print(f"  {name:<{width - 2}}" + "".join(f"{k} {100 * g[k] / max(1, n):5.1f} [{lo:5.1f}, {hi:5.1f}]  "
                                           for k in ("right", "silent", "flagged") for lo, hi in [wilson(g[k], n)])
               + verdict(name, g))
     print("dice found, read right and sure (at or over the reader's min confidence), of the labelled dice; and what "
           "98% of scenes right needs of each die at the row's dice per scene (needed = 0.98 ** (images / dice)):")
     for name, g in summary.items():
         dice, needed = max(1, g["labelled"]), per_die_needed(g)
-        print(f"  {name:<26}dice {g['labelled']:>5}  per scene {g['labelled'] / max(1, g['images']):4.1f}  "
+        print(f"  {name:<{width - 2}}dice {g['labelled']:>5}  per scene {g['labelled'] / max(1, g['images']):4.1f}  "
               f"right and sure {100 * g['sure_right'] / dice:6.2f}%  needed {100 * needed:6.2f}%  "
               f"dice not right and sure {dice - g['sure_right']:>4}, at most {dice * (1 - needed):6.1f}")
     print("held reveals by cause: too few dice found, too many, the count right but a die unsure (all values "
           "right / a value wrong):")
     for name, g in summary.items():
         if g["flagged"]:
-            print(f"  {name:<26}held {g['flagged']:>4}  too few {g['held_few']:>4}  too many {g['held_many']:>4}  "
+            print(f"  {name:<{width - 2}}held {g['flagged']:>4}  too few {g['held_few']:>4}  too many {g['held_many']:>4}  "
                   f"unsure, right {g['flagged_but_right']:>4}  unsure, wrong {g['held_unsure_wrong']:>4}")
     if speed_total:
         median = statistics.median(speed_total)
