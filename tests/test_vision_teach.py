@@ -261,25 +261,31 @@ def test_the_pip_counts_are_saved_with_the_profile_and_an_older_file_loads_witho
     assert older.with_examples(6, [older.faces[6][0]], [0]).pips == {1: (-1, -1), 6: (-1, 0)}
 
 
-def test_on_a_table_with_pip_faces_the_pip_count_confirms_or_doubts_the_taught_face(monkeypatch):
+def test_on_a_table_with_pip_faces_the_pip_count_confirms_names_or_doubts_the_taught_face(monkeypatch):
     from hardware.vision import values
     from hardware.vision.detect import Candidate
+    from hardware.vision.throw import p_die
 
-    heads = [(3, 0.5), (3, 0.5), (3, 0.5), (6, 0.5), (6, 0.5), (3, 0.5)]
+    heads = [(3, 0.5), (3, 0.5), (3, 0.5), (6, 0.5), (6, 0.5), (3, 0.5), (6, 0.95), (6, 0.5)]
     monkeypatch.setattr(spike, "match_all", lambda frame, dice, profile: heads)
     dice = [Candidate(10 + 30 * i, 10, 20, 0.9) for i in range(len(heads))]
     probs = np.array([_face_probs(3, 0.97), _face_probs(4, 0.97), _face_probs(4, 0.6), _face_probs(7, 0.97),
-                      _face_probs(6, 0.97), _face_probs(4, 0.4)])
-    frame = np.zeros((32, 200, 3), np.uint8)
+                      _face_probs(6, 0.97), _face_probs(4, 0.4), _face_probs(4, 0.97), _face_probs(4, 0.97)])
+    frame = np.zeros((32, 250, 3), np.uint8)
     table = _profile({3: (3, 3), 4: (4, 4), 6: (0, 0)})  # pip faces 3 and 4; 6 is a symbol
-    _, sure = values.read_values(frame, dice, probs, "spike", table, 0.8)
-    assert sure[0] > 0.9  # three pips, a pip face the head names: the count stands
-    assert sure[1] == 0.0 and sure[2] == 0.0  # four pips, surely or leaning so, against a taught three: held
-    assert 0.45 < sure[3] < 0.5 and 0.45 < sure[4] < 0.5  # no count; six pips, but 6 is no pip face here
-    assert 0.45 < sure[5] < 0.5  # a count hardly leaning to four doubts nothing
+    assert table.told_by_pips == {3, 4}
+    named, sure = values.read_values(frame, dice, probs, "spike", table, 0.8)
+    assert named[0] == 3 and sure[0] > 0.9  # three pips, a pip face the head names: the count stands
+    assert named[1] == 4 and sure[1] > 0.9  # four pips counted surely, the head naming another pip face: four
+    assert named[2] == 3 and sure[2] == 0.0  # only leaning to four against a taught three: held
+    assert named[3] == 6 and 0.45 < sure[3] < 0.5  # no count
+    assert named[4] == 6 and 0.45 < sure[4] < 0.5  # six pips, but 6 is no pip face here
+    assert named[5] == 3 and 0.45 < sure[5] < 0.5  # a count hardly leaning to four doubts nothing
+    assert named[6] == 6 and sure[6] == 0.0  # a sure four against a symbol the head is sure of: held, not named
+    assert named[7] == 4 and sure[7] > 0.9  # ... against a symbol the head is unsure of: four
     symbols = _profile({3: (0, 0), 4: (0, 0), 6: (0, 0)})  # a table of symbol dice: the head alone
-    _, alone = values.read_values(frame, dice, probs, "spike", symbols, 0.8)
-    assert all(0.45 < c < 0.5 for c in alone)
+    alone_named, alone = values.read_values(frame, dice, probs, "spike", symbols, 0.8)
+    assert alone_named == [v for v, _ in heads] and alone == pytest.approx([c * p_die(p) for (_, c), p in zip(heads, probs)])
 
 
 def test_a_symbol_face_is_held_only_by_a_sure_count_its_taught_dice_never_showed():
@@ -287,11 +293,13 @@ def test_a_symbol_face_is_held_only_by_a_sure_count_its_taught_dice_never_showed
 
     one = _face_probs(1, 0.97)
     sun = _profile({1: (1, 1), 6: (0, 0)})  # a six whose symbol the face model counted as nothing
-    assert pips_checked(one, 6, 0.95, sun) == 0.0  # a one counted surely on a die read as the sun
-    assert pips_checked(_face_probs(1, 0.6), 6, 0.95, sun) == 0.95  # only leaning: a symbol may look so
+    assert pips_checked(one, 6, 0.95, sun, 0.8) == (6, 0.0)  # a one counted surely on a die read as the sun
+    assert pips_checked(_face_probs(1, 0.6), 6, 0.95, sun, 0.8) == (6, 0.95)  # only leaning: a symbol may look so
+    assert pips_checked(one, 6, 0.5, sun, 0.8)[0] == 1  # the head unsure of the sun: the sure count names the one
     disc = _profile({1: (1, 1), 6: (1, 1)})  # a six whose disc the face model counts as one pip
-    assert disc.pip_faces == {1} and disc.counted(6) == {1}
-    assert pips_checked(one, 6, 0.95, disc) == 0.95  # as its taught dice showed: no doubt
+    assert disc.pip_faces == {1} and disc.counted(6) == {1} and disc.told_by_pips == frozenset()
+    assert pips_checked(one, 6, 0.95, disc, 0.8) == (6, 0.95)  # as its taught dice showed: no doubt
+    assert pips_checked(one, 6, 0.5, disc, 0.8) == (6, 0.5)  # one pip may be the disc: the head's, unsure
 
 
 def test_teaching_a_pip_die_says_its_face_is_a_pip_face(tmp_path, capsys):

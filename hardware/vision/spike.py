@@ -145,6 +145,13 @@ class SpikeProfile:
         return frozenset(out)
 
     @cached_property
+    def told_by_pips(self) -> frozenset[int]:
+        """The pip faces whose count names them: no other taught face's dice showed that
+        many pips when taught (a symbol the face model counts as one pip leaves 1 to the head)."""
+        return frozenset(v for v in self.pip_faces
+                         if not any(v in self.counted(f) for f in self.taught if f != v))
+
+    @cached_property
     def _bank(self) -> tuple[np.ndarray, np.ndarray]:
         """(embeddings, face of each): every taught crop in its quarter turns and variations."""
         rng = np.random.default_rng(0)  # the same profile always gives the same head

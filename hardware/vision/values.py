@@ -46,23 +46,31 @@ def sure_pips(p: np.ndarray) -> int:
     return v if pip_confidence(q) >= PIPS_SURE else 0
 
 
-def pips_checked(p: np.ndarray, face: int, confidence: float, profile: spike.SpikeProfile) -> float:
-    """A spike die's confidence, read by the taught head as `face`, with the face model's
-    pip count as a second opinion on a table whose dice have pip faces (`profile.pip_faces`):
-    a count naming the head's face, a pip face, makes the die at least as sure as the count
-    is. A count naming another pip face holds the die (confidence 0): leaning that way
-    (PIPS_LEAN) against a pip face the head names, sure of it against a symbol face (a
-    symbol may look like pips), and never a count the taught dice of `face` showed too.
-    Else, and on a table of symbols, the head's confidence stands. The count never names a
-    value the head did not."""
+def pips_checked(p: np.ndarray, face: int, confidence: float, profile: spike.SpikeProfile,
+                 min_confidence: float) -> tuple[int, float]:
+    """A spike die's (value, confidence), read by the taught head as `face`, with the face
+    model's pip count as a second opinion on a table whose dice have pip faces
+    (`profile.pip_faces`). A count naming the head's face, a pip face, makes the die at
+    least as sure as the count is. A sure count (PIPS_SURE) of a pip face that count names
+    (`profile.told_by_pips`) names the die, as surely as it counts, against a head naming
+    another pip face or unsure (under `min_confidence`) of a symbol: the face model counts
+    pips better than a head taught from a few photos tells them apart, and it was never
+    seen to count a symbol's marks surely as pips. Else a count naming another pip face holds
+    the die (confidence 0): leaning that way (PIPS_LEAN) against a pip face the head names,
+    sure of it against a symbol face, and never a count the taught dice of `face` showed
+    too. On a table of symbols, the head's reading stands."""
     pip_faces = profile.pip_faces
     v, q = pip_value(p)
+    sure = pip_confidence(q)
     if v == face and face in pip_faces:
-        return max(confidence, pip_confidence(q))
+        return face, max(confidence, sure)
+    if v != face and v in profile.told_by_pips and sure >= PIPS_SURE and (
+            face in pip_faces or confidence < min_confidence):
+        return v, sure
     if v != face and v in pip_faces and v not in profile.counted(face) and q >= PIPS_LEAN and (
-            face in pip_faces or pip_confidence(q) >= PIPS_SURE):
-        return 0.0
-    return confidence
+            face in pip_faces or sure >= PIPS_SURE):
+        return face, 0.0
+    return face, confidence
 
 
 def face_level(dice: str, min_confidence: float) -> float:
@@ -89,7 +97,7 @@ def read_values(frame, kept, probs, dice, profile, min_confidence):
             values.append(v)
             confidences.append(margin * die)
         else:
-            v, conf = next(spikes)
+            v, conf = pips_checked(p, *next(spikes), profile, min_confidence)
             values.append(v)
-            confidences.append(pips_checked(p, v, conf, profile) * die)
+            confidences.append(conf * die)
     return values, confidences

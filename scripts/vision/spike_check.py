@@ -2,6 +2,7 @@
 ordinary pip dice taught as if they were spike dice (a symbol set it never saw), and speed.
 
     .venv/bin/python scripts/vision/spike_check.py [--sets spikeA,rendered-pip,byler,matteop] [--speed 20]
+                                                   [--expect] [--details FILE.jsonl]
 
 (epanemu and spezm, the test-only sets, may be named too: teaching is not training, and
 their dice taught as spike dice are a symbol set that no model saw, on cameras none saw.)
@@ -70,7 +71,7 @@ def teach_from_labels(entries, root, per_face=4, max_images=30):
     return profile, used
 
 
-def check(name, entries, root, profile, skip, speed, min_confidence=0.8, expect=False):
+def check(name, entries, root, profile, skip, speed, min_confidence=0.8, expect=False, details=None):
     g = Counter()
     wrong_conf, times, stage = [], [], []
     for e in entries:
@@ -81,6 +82,10 @@ def check(name, entries, root, profile, skip, speed, min_confidence=0.8, expect=
         reading = read_dice(frame, "spike", profile=profile, min_confidence=min_confidence,
                             expect=len(truth) if expect else None)
         exact = Counter(reading.values) == Counter(truth)
+        if details is not None:
+            details.write(json.dumps({"set": name, "image": e["image"], "truth": truth, "read": list(reading.values),
+                                      "confidences": [round(d.confidence, 3) for d in reading.dice],
+                                      "flagged": reading.flagged, "reason": reading.reason}) + "\n")
         g["images"] += 1
         g["right"] += exact and not reading.flagged
         g["silent"] += (not exact) and not reading.flagged
@@ -115,6 +120,7 @@ def main() -> int:
     ap.add_argument("--speed", type=int, default=20, help="frames timed per set (0: none)")
     ap.add_argument("--min-confidence", type=float, default=0.8, help="the reader's min_confidence")
     ap.add_argument("--expect", action="store_true", help="read in play: each scene with its count of dice")
+    ap.add_argument("--details", type=argparse.FileType("w"), help="write each scene's reading here (JSON lines)")
     args = ap.parse_args()
     unknown = [name for name in args.sets.split(",") if name not in ROOTS]
     if unknown:
@@ -132,7 +138,7 @@ def main() -> int:
             skip: set = set()
         else:
             profile, skip = teach_from_labels(entries, root)
-        check(name, entries, root, profile, skip, args.speed, args.min_confidence, args.expect)
+        check(name, entries, root, profile, skip, args.speed, args.min_confidence, args.expect, args.details)
     return 0
 
 
