@@ -122,3 +122,33 @@ def test_a_die_read_at_several_sizes_showing_one_face_is_one_die():
     assert _throw(read, {}, 2) == [five, six]
     read[top] = _p("three", 0.87)
     assert _throw(read, {}, 2) is None
+
+
+def test_a_die_the_finder_boxed_at_twice_its_size_is_read_again_at_the_throws():
+    """missed_at_size: a doubtful candidate of another size than the sure dice is read again
+    at theirs, and taken only when that brings exactly the count."""
+    from hardware.vision.throw import missed_at_size
+
+    dice = [Candidate(100 + 60 * i, 100, 40, 0.7) for i in range(3)]
+    probs = np.array([_p("blank", 0.99)] * 3)
+    sure = [0.95] * 3
+    big = Candidate(400, 100, 80, 0.35)  # the missed die with its shadow, twice its size
+    read_at = []
+
+    def read(boxes):
+        read_at.extend(b.size for b in boxes)
+        return np.array([_p("blank", 0.97)] * len(boxes))
+
+    found = missed_at_size(dice, probs, sure, [big], 0.8, 4, 1.3, read, lambda p: p[0] < 0.5)
+    assert [(c, g.cx, g.cy, g.size) for c, g, _ in found] == [(big, 400, 100, 40)] and read_at == [40]
+    assert missed_at_size(dice, probs, sure, [big], 0.8, 5, 1.3, read, lambda p: p[0] < 0.5) == []  # still short
+    assert missed_at_size(dice, probs, sure, [big], 0.8, 4, 1.3, read, lambda p: False) == []  # no die at that size
+    read_at.clear()
+    on_a_die = Candidate(190, 100, 80, 0.35)  # at the throw's size it would show a die already found
+    like = Candidate(400, 100, 44, 0.35)  # the throw's size: read as it was, nothing to read again
+    assert missed_at_size(dice, probs, sure, [on_a_die, like], 0.8, 4, 1.3, read, lambda p: True) == []
+    assert read_at == []
+    two_boxes = missed_at_size(dice, probs, sure, [big, Candidate(402, 104, 90, 0.3)], 0.8, 4, 1.3, read,
+                               lambda p: True)
+    assert [c for c, _, _ in two_boxes] == [big]  # two boxes of the one missed die: one die
+    assert missed_at_size(dice, probs, [0.5] * 3, [big], 0.8, 4, 1.3, read, lambda p: True) == []  # no size known

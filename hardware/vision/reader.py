@@ -20,9 +20,10 @@ from hardware.vision.parts import bigger_die
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
-from hardware.vision.throw import (ONE_SIZE, PART_DIE, SMALLER, apart, at_place, beside, off_table, one_size, p_die,
-                                   reads_as, reads_pips, sure_die, surely_read, surest_throw, without_misfits,
-                                   without_odd_sizes, without_parts, without_smaller_doubts, without_strays)
+from hardware.vision.throw import (PART_DIE, SMALLER, apart, at_place, beside, has_twin, missed_at_size, off_table,
+                                   one_size, p_die, reads_as, reads_pips, sure_die, surely_read, surest_throw,
+                                   without_misfits, without_odd_sizes, without_parts, without_smaller_doubts,
+                                   without_strays)
 from hardware.vision.values import face_level, pip_confidence, pip_value, read_values
 from hardware.vision.whole import read_whole
 
@@ -153,7 +154,7 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
     one, for the count to weigh. A big one read surely as a die of k pips holding at most k
     read surely as ones holds its pips (a two's two pips must not stand for two dice). One
     read surely held in a big one read unsurely stays when the throw has its twin
-    (`_has_twin`: a die on a board's tile the finder boxed whole). Else
+    (`throw.has_twin`: a die on a board's tile the finder boxed whole). Else
     the small ones are its pips or marks (read as a die, they are seldom sure of it), and
     go, when the face model takes the big one for a die."""
     dropped: set[Candidate] = set()
@@ -172,22 +173,11 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
             continue
         if (len(sure) >= 2 or p_die(read[big]) < keep_die
                 or not reads_pips(read[big]) and any(reads_pips(read[c]) for c in sure)
-                or not sure_die(read[big]) and any(_has_twin(c, big, cands, dropped, read) for c in sure)):
+                or not sure_die(read[big]) and any(has_twin(c, big, cands, dropped, read) for c in sure)):
             dropped.add(big)
         else:
             dropped.update(held)
     return [c for c in cands if c not in dropped]
-
-
-def _has_twin(die: Candidate, big: Candidate, cands, dropped, read) -> bool:
-    """Another die read surely as pips, of `die`'s size, outside `big` and inside no
-    candidate still standing: dice of one throw are one size, so `die` is one of them and
-    `big` (unsure) is no die of the throw. A pip of a die has no such twin: the others' pips
-    lie inside their own dice."""
-    return any(d is not die and d is not big and sure_die(read[d]) and reads_pips(read[d])
-               and max(d.size, die.size) <= ONE_SIZE * min(d.size, die.size) and not inside(d, big)
-               and not any(o is not d and o not in dropped and inside(d, o) for o in cands)
-               for d in cands)
 
 
 def _left_weak(settled: Sequence[Candidate], found: Sequence[Candidate]) -> bool:
@@ -391,6 +381,14 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 break
     kept, probs, values, confidences = _valued(frame, (kept, probs, values, confidences), dice, profile,
                                                min_confidence, timings)
+    if expect is not None and len(kept) < expect and doubtful:  # a missed die the finder boxed at another size
+        found = missed_at_size(kept, probs, confidences, [c for c, _ in doubtful], min_confidence, expect, ODD_SIZE,
+                               lambda views: face_probabilities(frame, views, level),
+                               lambda p: _read_as_die(p, _table_die(p, pips), KEEP_DIE))
+        if found:
+            kept, probs = kept + [g for _, g, _ in found], np.concatenate([probs, [p for _, _, p in found]])
+            values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
+            doubtful = [(c, die) for c, die in doubtful if all(c is not f for f, _, _ in found)]
     if expect is not None and len(kept) == expect and min(confidences, default=1.0) < min_confidence:
         first = (kept, probs, values, confidences, doubtful)
         kept, probs, values, confidences, doubtful = _surer(frame, roi, timings, level, pips, memo, dice, profile,

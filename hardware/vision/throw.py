@@ -2,7 +2,8 @@
 waits for, what goes (a die's own front face or shadow, a misfit of another size, a
 stray the face model doubts, smaller things it reads as no face in particular), and only
 on the word of dice read surely and of one size; and when the looks' reading is still
-not the count read surely, the surest throw among all they read (`surest_throw`). With the
+not the count read surely, the surest throw among all they read (`surest_throw`); when
+fewer are found, a die the finder boxed at another size (`missed_at_size`). With the
 calibrated empty table, what was found where the table still shows goes (`off_table`)."""
 
 from __future__ import annotations
@@ -223,3 +224,39 @@ def apart(c: Candidate, dice: Sequence[Candidate], size: float) -> bool:
     """Whether a box `size` wide centred on c stays clear of the dice's centres (a die's
     size from each): read at that size, c shows no other die."""
     return all(np.hypot(c.cx - d.cx, c.cy - d.cy) >= size for d in dice)
+
+
+def has_twin(die: Candidate, big: Candidate, cands, dropped, read) -> bool:
+    """Another die read surely as pips, of `die`'s size, outside `big` and inside no
+    candidate still standing: dice of one throw are one size, so `die` is one of them and
+    `big` (unsure) is no die of the throw. A pip of a die has no such twin: the others' pips
+    lie inside their own dice."""
+    return any(d is not die and d is not big and sure_die(read[d]) and reads_pips(read[d])
+               and max(d.size, die.size) <= ONE_SIZE * min(d.size, die.size) and not inside(d, big)
+               and not any(o is not d and o not in dropped and inside(d, o) for o in cands)
+               for d in cands)
+
+
+def missed_at_size(kept, probs, confidences, doubtful: Sequence[Candidate], min_confidence: float, expect: int,
+                   odd_size: float, read, is_die) -> list[tuple[Candidate, Candidate, np.ndarray]]:
+    """When the looks found fewer dice than the count and something doubtful: a die the
+    finder boxed at another size (twice its own, with its shadow) reads as no die at that
+    size. Each doubtful candidate more than `odd_size` off the size of the dice read surely
+    (themselves one size: `one_size`) is read again (`read`: face probabilities of boxes) at
+    their size, where a box that size around it shows no other die found (`apart`); when
+    exactly the missing dice then read as dice (`is_die`), they are the throw's: (the
+    doubtful candidate, its box at the throw's size, its probabilities) of each, else none."""
+    sure = surely_read(probs, confidences, min_confidence)
+    if not sure or not one_size(kept, sure):
+        return []
+    size = float(np.median([kept[i].size for i in sure]))
+    odd = [c for c in doubtful if not size / odd_size <= c.size <= size * odd_size]
+    again = [(c, Candidate(c.cx, c.cy, size, c.score)) for c in odd]
+    again = [(c, g) for c, g in again if apart(g, kept, size)]
+    if not again:
+        return []
+    found: list[tuple[Candidate, Candidate, np.ndarray]] = []
+    for (c, g), p in sorted(zip(again, read([g for _, g in again])), key=lambda t: float(t[1][NOT_A_DIE])):
+        if is_die(p) and apart(g, [f for _, f, _ in found], size):
+            found.append((c, g, p))
+    return found if len(kept) + len(found) == expect else []
