@@ -873,3 +873,40 @@ def test_a_die_boxed_by_its_top_face_is_read_whole_when_unsure(monkeypatch):
                             lambda frame, cands, second_look: np.array([seen.get(c, _p(none=1.0)) for c in cands]))
         reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
         assert reading.values == (3, 4) and reading.flagged != passes, reading.reason
+
+
+def test_a_spike_die_of_a_taught_pip_face_is_read_whole_by_its_pips(monkeypatch):
+    """A spike table whose dice show pips on some faces: a die the head is unsure of, its
+    four counted unsurely at its box, reads four surely seen whole, so its count names
+    it. Seen whole as a five (no pip face here), it stays held; on a table of symbols the
+    whole die is not looked at."""
+    from hardware.vision import reader, spike
+    from hardware.vision.detect import Candidate
+    from hardware.vision.spike import SpikeProfile
+    from hardware.vision.whole import whole_views
+
+    crop = np.zeros((spike.SIDE, spike.SIDE, 3), np.uint8)
+
+    def table(counts):
+        profile = SpikeProfile()
+        for face, pips in counts.items():
+            profile = profile.with_examples(face, [crop] * len(pips), pips)
+        return profile
+
+    three, four = Candidate(100, 200, 40, 0.9), Candidate(300, 200, 40, 0.9)
+    found = {three: _p(none=0.01, three=0.98, five=0.01), four: _p(none=0.1, four=0.6, one=0.3)}
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: list(found))
+    monkeypatch.setattr(spike, "match_all", lambda frame, dice, profile: [(3, 0.95) if d.cx < 200 else (6, 0.5)
+                                                                          for d in dice])
+    pips_table = table({1: (0, 0), 2: (0, 0), 3: (3, 3), 4: (4, 4), 5: (0, 0), 6: (0, 0)})  # pip faces 3 and 4
+    symbols = table({face: (0, 0) for face in range(1, 7)})
+    for whole, profile, values, passes in ((_p(none=0.02, four=0.96, two=0.02), pips_table, (3, 4), True),
+                                           (_p(none=0.02, five=0.96, two=0.02), pips_table, (3, 6), False),
+                                           (_p(none=0.02, four=0.96, two=0.02), symbols, (3, 6), False)):
+        seen = {**found, **{v: whole for v in whole_views(four)}}
+        asked = []
+        monkeypatch.setattr(reader, "face_probabilities", lambda frame, cands, second_look: asked.extend(cands) or np.array(
+            [seen.get(c, _p(none=1.0)) for c in cands]).reshape(-1, 8))
+        reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "spike", profile=profile, expect=2)
+        assert reading.values == values and reading.flagged != passes, reading.reason
+        assert any(c in asked for c in whole_views(four)) == bool(profile.pip_faces)

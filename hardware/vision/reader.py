@@ -20,8 +20,8 @@ from hardware.vision.parts import bigger_die
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import SpikeProfile, SpikeProfileError
-from hardware.vision.throw import (PART_DIE, SMALLER, apart, at_place, beside, has_twin, missed_at_size, off_table,
-                                   one_size, p_die, reads_as, reads_pips, sure_die, surely_read, surest_throw,
+from hardware.vision.throw import (PART_DIE, SMALLER, apart, at_place, beside, has_twin, left_weak, missed_at_size,
+                                   off_table, one_size, p_die, reads_as, reads_pips, sure_die, surely_read, surest_throw,
                                    without_misfits, without_odd_sizes, without_parts, without_smaller_doubts,
                                    without_strays)
 from hardware.vision.values import face_level, pip_confidence, pip_value, read_values
@@ -180,13 +180,6 @@ def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candi
     return [c for c in cands if c not in dropped]
 
 
-def _left_weak(settled: Sequence[Candidate], found: Sequence[Candidate]) -> bool:
-    """Whether the count's culls (`found` to `settled`) left a candidate the centre model is
-    unsure of (under KEEP_SCORE): one found only under a lowered cut-off is too weak to
-    stand alone for the count."""
-    return len(settled) < len(found) and min((c.score for c in settled), default=1.0) < KEEP_SCORE
-
-
 def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     """A look's dice after the count's culls: (dice, face probabilities, values,
     confidences). When more are found than the count, parts of a die, misfits, strays,
@@ -258,12 +251,12 @@ def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_c
 def _look_again(frame, roi, timings, level, pips, memo, look, dice, profile, min_confidence, count, die_px=None):
     """One look at the frame: its dice after the count's culls (`_settled`: dice,
     probabilities, values, confidences), its doubtful candidates, and whether the culls
-    left a weak candidate (`_left_weak`: a harder look is then not taken)."""
+    left a weak candidate (`throw.left_weak`: a harder look is then not taken)."""
     again, again_p, doubtful = find_dice(frame, roi, timings, level, die_px, look, pips, memo)
     t0 = time.perf_counter()
     settled = _settled(frame, again, again_p, dice, profile, min_confidence, count)
     _timed(timings, "value", t0)
-    return settled, doubtful, _left_weak(settled[0], again)
+    return settled, doubtful, left_weak(settled[0], again, KEEP_SCORE)
 
 
 def _valued(frame, settled, dice, profile, min_confidence, timings):
@@ -282,7 +275,7 @@ def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence
     speck in place of a die the quick look missed, a die boxed by its top face alone). Of
     `looks` (the harder looks not yet run), the first whose reading of the count is sure is
     taken, if it keeps the sure dice of `first` (same value and place), its culls leave no
-    weak candidate (`_left_weak`), and nothing else in it is under SMALLER times the first
+    weak candidate (`throw.left_weak`), and nothing else in it is under SMALLER times the first
     reading's smallest die (a pip of a die read unsurely reads surely as a one). Else
     `first` stands: (dice, probabilities, values, confidences, doubtful)."""
     kept, _, values, confidences, _ = first
@@ -328,7 +321,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     count found but a die read unsurely, the harder looks are tried for a sure reading of
     it (`_surer`); then a die boxed at another size than the sure ones is read again at
     theirs (`_at_throw_size`), and a pip die still unsure is read whole, as boxed by its
-    top face alone (`whole.read_whole`). On a pip table a reading still held gives way to
+    top face alone (`whole.read_whole`; a spike die of a taught pip face too, by its pips). On a pip table a reading still held gives way to
     the surest throw of all the looks read, when there is one (`throw.surest_throw`). A
     pip reading that would pass is held when a die read as a one or a two reads, seen as
     a bigger die around it, as that die's bigger face (`parts.bigger_die`). Without
@@ -396,10 +389,13 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if expect is not None and len(kept) == expect:
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
                                                           min_confidence, timings)
-        if pips:  # a die still unsure may be boxed by its top face alone
-            t0 = time.perf_counter()
-            probs, values, confidences = read_whole(kept, probs, values, confidences, min_confidence,
-                                                    lambda views: face_probabilities(frame, views, level))
+        if pips or dice == "spike" and profile.told_by_pips:  # a die still unsure may be boxed by its top face
+            t0 = time.perf_counter()  # alone (a spike die read again by its pips: the count then names its face)
+            whole, _, _ = read_whole(kept, probs, [pip_value(p)[0] for p in probs], confidences, min_confidence,
+                                     lambda views: face_probabilities(frame, views, face_level("pips", min_confidence)))
+            if not np.array_equal(whole, probs):
+                probs = whole
+                values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
             _timed(timings, "faces", t0)
     if expect and pips and (len(kept) != expect or min(confidences) < min_confidence):
         t0, read = time.perf_counter(), memo.get("faces", {})

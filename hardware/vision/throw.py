@@ -260,3 +260,10 @@ def missed_at_size(kept, probs, confidences, doubtful: Sequence[Candidate], min_
         if is_die(p) and apart(g, [f for _, f, _ in found], size):
             found.append((c, g, p))
     return found if len(kept) + len(found) == expect else []
+
+
+def left_weak(settled: Sequence[Candidate], found: Sequence[Candidate], keep_score: float) -> bool:
+    """Whether the count's culls (`found` to `settled`) left a candidate the centre model is
+    unsure of (under the usual cut-off, `keep_score`): one found only under a lowered
+    cut-off is too weak to stand alone for the count."""
+    return len(settled) < len(found) and min((c.score for c in settled), default=1.0) < keep_score
