@@ -58,6 +58,23 @@ def test_taught_spike_dice_are_read_back(tmp_path):
     assert reading.flagged or sorted(reading.values) == sorted(scene["dice"])
 
 
+def test_blobs_of_a_patterned_cloth_unlike_every_taught_face_go_when_the_count_is_read(tmp_path):
+    """spikeA_0046 (`fixture_role: strangers`, a training photo of the rendered set): one
+    bone die on a tartan cloth, whose checks the finder also takes for dice. Read without
+    the count they stay, and the reading is held; in play, the one die read surely, the
+    checks (less alike to every taught view than it and than NEAR_SURE) go."""
+    path = tmp_path / "spike.profile"
+    teach_all(path)
+    profile = SpikeProfile.load(path)
+    scene = entries("strangers")[0]
+    frame = cv2.imread(str(FIXTURES / scene["image"]))
+    alone = read_dice(frame, "spike", profile=profile)
+    assert len(alone.dice) > len(scene["dice"]) and alone.flagged
+    in_play = read_dice(frame, "spike", profile=profile, expect=len(scene["dice"]))
+    assert not in_play.flagged, in_play.reason
+    assert list(in_play.values) == [int(v) for v in scene["dice"]]
+
+
 def test_a_missing_teaching_photo_leaves_the_profile_unchanged(tmp_path, capsys):
     path = tmp_path / "spike.profile"
     teach_all(path)

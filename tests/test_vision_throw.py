@@ -152,3 +152,19 @@ def test_a_die_the_finder_boxed_at_twice_its_size_is_read_again_at_the_throws():
                                lambda p: True)
     assert [c for c, _, _ in two_boxes] == [big]  # two boxes of the one missed die: one die
     assert missed_at_size(dice, probs, [0.5] * 3, [big], 0.8, 4, 1.3, read, lambda p: True) == []  # no size known
+
+
+def test_on_a_spike_table_things_unlike_every_taught_face_go_when_the_count_is_read_surely():
+    """without_strangers: one die in play, read surely and much like a taught face (0.97);
+    two blobs of a patterned cloth found beside it, unlike every taught view (0.61, 0.69):
+    they go. Not when one of them is as alike as a taught view is (`like`) or as the sure
+    die, nor when the sure dice are not the count."""
+    from hardware.vision.throw import without_strangers
+
+    die, blob, other = Candidate(100, 100, 40, 0.7), Candidate(200, 100, 40, 0.5), Candidate(300, 100, 40, 0.5)
+    kept, probs = [die, blob, other], np.array([_p("blank", 0.99), _p("blank", 0.95), _p("blank", 0.95)])
+    values, confidences = [1, 1, 2], [0.91, 0.1, 0.3]
+    assert without_strangers(kept, probs, values, confidences, 1, 0.8, [0.97, 0.61, 0.69], 0.85)[0] == [die]
+    assert without_strangers(kept, probs, values, confidences, 1, 0.8, [0.97, 0.61, 0.88], 0.85)[0] == kept
+    assert without_strangers(kept, probs, values, confidences, 1, 0.8, [0.80, 0.61, 0.82], 0.85)[0] == kept
+    assert without_strangers(kept, probs, values, [0.91, 0.1, 0.85], 1, 0.8, [0.97, 0.61, 0.69], 0.85)[0] == kept

@@ -19,11 +19,11 @@ from hardware.vision.memory import TableMemory
 from hardware.vision.parts import bigger_die
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
-from hardware.vision.spike import SpikeProfile, SpikeProfileError
+from hardware.vision.spike import NEAR_SURE, SpikeProfile, SpikeProfileError, likeness
 from hardware.vision.throw import (PART_DIE, SMALLER, apart, at_place, beside, has_twin, left_weak, missed_at_size,
                                    off_table, one_size, p_die, reads_as, reads_pips, sure_die, surely_read, surest_throw,
                                    without_misfits, without_odd_sizes, without_parts, without_smaller_doubts,
-                                   without_strays)
+                                   without_strangers, without_strays)
 from hardware.vision.values import face_level, pip_confidence, pip_value, read_values
 from hardware.vision.whole import read_whole
 
@@ -201,6 +201,9 @@ def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     if len(kept) > expect:
         kept, probs, values, confidences = without_smaller_doubts(kept, probs, values, confidences, expect,
                                                                   min_confidence)
+    if len(kept) > expect and dice == "spike":
+        kept, probs, values, confidences = without_strangers(kept, probs, values, confidences, expect, min_confidence,
+                                                             likeness(frame, kept, profile), NEAR_SURE)
     if dice == "chance" and len(kept) < found:
         # a chance cube's colour is read against the rest of its throw: without what went
         values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)

@@ -320,6 +320,16 @@ def _judge(sums: np.ndarray, profile: SpikeProfile) -> tuple[np.ndarray, np.ndar
     return faces, probs, np.array([closeness(float(s)) for s in nearest])
 
 
+def likeness(frame: np.ndarray, dice: Sequence[Candidate], profile: SpikeProfile) -> np.ndarray:
+    """How alike each die is to the nearest view the table taught (cosine of their
+    embeddings, as `match_all` reads them in their upright turn)."""
+    if not dice:
+        return np.zeros(0, np.float32)
+    pictures = [p for d in dice for p in face_pictures(frame, d, READ_SCALES)]
+    sums = embed(pictures).reshape(len(dice), len(READ_SCALES), -1).sum(1)
+    return _dot(_unit(sums), profile._bank[0]).max(1)
+
+
 def match(frame: np.ndarray, die: Candidate, profile: SpikeProfile) -> tuple[int, float]:
     """(face, confidence 0..1) for one die."""
     return match_all(frame, [die], profile)[0]

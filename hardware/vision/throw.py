@@ -267,3 +267,18 @@ def left_weak(settled: Sequence[Candidate], found: Sequence[Candidate], keep_sco
     unsure of (under the usual cut-off, `keep_score`): one found only under a lowered
     cut-off is too weak to stand alone for the count."""
     return len(settled) < len(found) and min((c.score for c in settled), default=1.0) < keep_score
+
+
+def without_strangers(kept, probs, values, confidences, expect: int, min_confidence: float,
+                      likeness: Sequence[float], like: float):
+    """On a spike table, when more dice are found than are in play and exactly that many
+    are surely read (and one size): the rest go when each is less alike to every view the
+    table taught (`likeness`, from `spike.likeness`) than `like` and than every sure die
+    is (a patterned cloth's blobs found as dice). Else all stay."""
+    sure = _count_read_surely(kept, probs, confidences, expect, min_confidence)
+    if sure is None:
+        return kept, probs, values, confidences
+    least = min(likeness[i] for i in sure)
+    if any(likeness[i] >= min(like, least) for i in range(len(kept)) if i not in sure):
+        return kept, probs, values, confidences
+    return _only(sure, kept, probs, values, confidences)
