@@ -900,13 +900,42 @@ def test_a_spike_die_of_a_taught_pip_face_is_read_whole_by_its_pips(monkeypatch)
                                                                           for d in dice])
     pips_table = table({1: (0, 0), 2: (0, 0), 3: (3, 3), 4: (4, 4), 5: (0, 0), 6: (0, 0)})  # pip faces 3 and 4
     symbols = table({face: (0, 0) for face in range(1, 7)})
+    shown_four = table({1: (0, 0), 2: (0, 0), 3: (3, 3), 4: (4, 4), 5: (0, 0), 6: (4, 4)})  # the six's mark: four pips
+    assert shown_four.pip_faces == {3, 4} and shown_four.told_by_pips == {3}
     for whole, profile, values, passes in ((_p(none=0.02, four=0.96, two=0.02), pips_table, (3, 4), True),
                                            (_p(none=0.02, five=0.96, two=0.02), pips_table, (3, 6), False),
-                                           (_p(none=0.02, four=0.96, two=0.02), symbols, (3, 6), False)):
+                                           (_p(none=0.02, four=0.96, two=0.02), symbols, (3, 6), False),
+                                           (_p(none=0.02, four=0.96, two=0.02), shown_four, (3, 6), False)):
         seen = {**found, **{v: whole for v in whole_views(four)}}
         asked = []
         monkeypatch.setattr(reader, "face_probabilities", lambda frame, cands, second_look: asked.extend(cands) or np.array(
             [seen.get(c, _p(none=1.0)) for c in cands]).reshape(-1, 8))
         reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "spike", profile=profile, expect=2)
         assert reading.values == values and reading.flagged != passes, reading.reason
-        assert any(c in asked for c in whole_views(four)) == bool(profile.pip_faces)
+        assert any(c in asked for c in whole_views(four)) == bool(profile.told_by_pips)
+
+
+def test_a_spike_die_is_not_made_surer_by_a_whole_view_whose_pips_name_no_taught_face(monkeypatch):
+    """The head sure of a symbol six at a box the face model half doubts is a die (held):
+    seen whole, it reads five pips surely, a count no taught face showed, so the whole view
+    is not taken, and the die stays held rather than passing as the six on the whole
+    view's surer P(die)."""
+    from hardware.vision import reader, spike
+    from hardware.vision.detect import Candidate
+    from hardware.vision.spike import SpikeProfile
+    from hardware.vision.whole import whole_views
+
+    crop = np.zeros((spike.SIDE, spike.SIDE, 3), np.uint8)
+    profile = SpikeProfile()
+    for face, pips in {1: (0, 0), 2: (0, 0), 3: (3, 3), 4: (4, 4), 5: (0, 0), 6: (0, 0)}.items():
+        profile = profile.with_examples(face, [crop] * len(pips), pips)
+    three, odd = Candidate(100, 200, 40, 0.9), Candidate(300, 200, 40, 0.9)
+    found = {three: _p(none=0.01, three=0.98, five=0.01), odd: _p(none=0.2, blank=0.5, five=0.3)}
+    seen = {**found, **{v: _p(none=0.02, five=0.96, two=0.02) for v in whole_views(odd)}}
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: list(found))
+    monkeypatch.setattr(spike, "match_all", lambda frame, dice, profile: [(3, 0.95) if d.cx < 200 else (6, 0.95)
+                                                                          for d in dice])
+    monkeypatch.setattr(reader, "face_probabilities", lambda frame, cands, second_look: np.array(
+        [seen.get(c, _p(none=1.0)) for c in cands]).reshape(-1, 8))
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "spike", profile=profile, expect=2)
+    assert reading.values == (3, 6) and reading.flagged and reading.dice[1].confidence < 0.8, reading.reason

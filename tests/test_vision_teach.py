@@ -317,6 +317,10 @@ def test_a_symbol_face_is_held_only_by_a_sure_count_its_taught_dice_never_showed
     assert disc.pip_faces == {1} and disc.counted(6) == {1} and disc.told_by_pips == frozenset()
     assert pips_checked(one, 6, 0.95, disc, 0.8) == (6, 0.95)  # as its taught dice showed: no doubt
     assert pips_checked(one, 6, 0.5, disc, 0.8) == (6, 0.5)  # one pip may be the disc: the head's, unsure
+    older = _profile({1: (spike.UNCOUNTED,) * 2, 6: (spike.UNCOUNTED,) * 2})  # taught before counts were kept
+    mixed = older.with_examples(1, [older.faces[1][0]] * 3, [1, 1, 1])  # the one taught again, counted
+    assert mixed.pip_faces == {1} and mixed.told_by_pips == frozenset()  # the six may be a disc counted as one
+    assert pips_checked(one, 6, 0.5, mixed, 0.8) == (6, 0.0)  # held, not named a one
 
 
 def test_teaching_a_pip_die_says_its_face_is_a_pip_face(tmp_path, capsys):
@@ -346,3 +350,23 @@ def test_teaching_a_pip_die_says_its_face_is_a_pip_face(tmp_path, capsys):
     assert teach_cli.run(SimpleNamespace(kind="spike", images=[str(close)], face=other,
                                          profile=str(tmp_path / "other.profile"))) == 0
     assert "pip faces" not in capsys.readouterr().out
+
+
+def test_a_close_up_teaches_its_die_and_not_the_specks_found_beside_it(monkeypatch):
+    """A phone's close-up of one die on a speckled cloth: the finder also takes some specks
+    a tenth of the die's size for dice. One set's dice are one size, so only the die is
+    taught; dice up to three times smaller than the biggest (a table photo's nearer and
+    farther dice) are all taught."""
+    from hardware.vision import teaching
+    from hardware.vision.detect import Candidate
+
+    frame = np.full((960, 1280, 3), 120, np.uint8)
+    die = Candidate(640, 480, 400, 0.9)
+    specks = [Candidate(200, 300, 40, 0.5), Candidate(1000, 700, 45, 0.5)]
+    probs = np.tile(np.array([0.02, 0, 0.96, 0, 0, 0, 0, 0.02]), (3, 1))
+    monkeypatch.setattr(teaching, "find_dice", lambda frame, roi=None: ([die] + specks, probs, []))
+    lesson = teaching.spike_lesson(frame)
+    assert lesson.boxes == [die.box(frame.shape)] and len(lesson.examples) == len(lesson.pips) == 1
+    table = [die, Candidate(200, 300, 140, 0.5), Candidate(1000, 700, 300, 0.5)]
+    monkeypatch.setattr(teaching, "find_dice", lambda frame, roi=None: (table, probs, []))
+    assert len(teaching.spike_lesson(frame).boxes) == 3

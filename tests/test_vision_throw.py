@@ -164,7 +164,14 @@ def test_on_a_spike_table_things_unlike_every_taught_face_go_when_the_count_is_r
     die, blob, other = Candidate(100, 100, 40, 0.7), Candidate(200, 100, 40, 0.5), Candidate(300, 100, 40, 0.5)
     kept, probs = [die, blob, other], np.array([_p("blank", 0.99), _p("blank", 0.95), _p("blank", 0.95)])
     values, confidences = [1, 1, 2], [0.91, 0.1, 0.3]
-    assert without_strangers(kept, probs, values, confidences, 1, 0.8, [0.97, 0.61, 0.69], 0.85)[0] == [die]
-    assert without_strangers(kept, probs, values, confidences, 1, 0.8, [0.97, 0.61, 0.88], 0.85)[0] == kept
-    assert without_strangers(kept, probs, values, confidences, 1, 0.8, [0.80, 0.61, 0.82], 0.85)[0] == kept
-    assert without_strangers(kept, probs, values, [0.91, 0.1, 0.85], 1, 0.8, [0.97, 0.61, 0.69], 0.85)[0] == kept
+    asked = []
+
+    def alike(*likeness):
+        return lambda: asked.append(likeness) or list(likeness)
+
+    assert without_strangers(kept, probs, values, confidences, 1, 0.8, alike(0.97, 0.61, 0.69), 0.85)[0] == [die]
+    assert without_strangers(kept, probs, values, confidences, 1, 0.8, alike(0.97, 0.61, 0.88), 0.85)[0] == kept
+    assert without_strangers(kept, probs, values, confidences, 1, 0.8, alike(0.80, 0.61, 0.82), 0.85)[0] == kept
+    assert len(asked) == 3
+    assert without_strangers(kept, probs, values, [0.91, 0.1, 0.85], 1, 0.8, alike(0.97, 0.61, 0.69), 0.85)[0] == kept
+    assert len(asked) == 3  # two sure dice for one in play: nothing goes, and the likeness is not asked

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from hardware.vision.detect import Candidate, distinct, find_candidates, inside, whole_of_groups
+from hardware.vision.detect import Candidate, distinct, find_candidates, whole_of_groups
 from hardware.vision.doubt import doubt, part_of_bigger
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.memory import TableMemory
@@ -20,10 +20,10 @@ from hardware.vision.parts import bigger_die
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import NEAR_SURE, SpikeProfile, SpikeProfileError, likeness
-from hardware.vision.throw import (PART_DIE, SMALLER, apart, at_place, beside, has_twin, left_weak, missed_at_size,
-                                   off_table, one_size, p_die, reads_as, reads_pips, sure_die, surely_read, surest_throw,
-                                   without_misfits, without_odd_sizes, without_parts, without_smaller_doubts,
-                                   without_strangers, without_strays)
+from hardware.vision.throw import (PART_DIE, SMALLER, apart, at_place, beside, left_weak, missed_at_size,
+                                   off_table, one_size, p_die, reads_pips, sure_die, surely_read,
+                                   surest_throw, unnested, without_misfits, without_odd_sizes, without_parts,
+                                   without_smaller_doubts, without_strangers, without_strays)
 from hardware.vision.values import face_level, pip_confidence, pip_value, read_values
 from hardware.vision.whole import read_whole
 
@@ -81,7 +81,7 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
         cands = cands + whole
     if look.grown or look.merged:  # a die grown or merged to where another already was
         cands = distinct(cands, lambda c: float(read[c][1:].max()))
-    cands = _unnested(cands, read, look.keep_die)
+    cands = unnested(cands, read, look.keep_die)
     probs = [read[c] for c in cands]
     _timed(timings, "faces", t0)
     kept, kept_p, doubtful = [], [], []
@@ -145,47 +145,12 @@ def _grown(frame, cands, read: dict, look: Look, second_look: float, pips: bool 
     return out
 
 
-def _unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candidate]:
-    """Candidates with no one inside another. A big one holding two or more that the face
-    model reads surely as dice is several dice (or a tray, a board) taken for one: the small
-    ones stay. So does one die read surely in a big one whose best reading is no die or a
-    die without pips (a board's tile around a die on it); one read surely as two pips or
-    more in a big one read as a one (a tile, its round number token) stays with the big
-    one, for the count to weigh. A big one read surely as a die of k pips holding at most k
-    read surely as ones holds its pips (a two's two pips must not stand for two dice). One
-    read surely held in a big one read unsurely stays when the throw has its twin
-    (`throw.has_twin`: a die on a board's tile the finder boxed whole). Else
-    the small ones are its pips or marks (read as a die, they are seldom sure of it), and
-    go, when the face model takes the big one for a die."""
-    dropped: set[Candidate] = set()
-    for big in sorted(cands, key=lambda c: -c.size):
-        if big in dropped:
-            continue
-        held = [c for c in cands if c not in dropped and c is not big and inside(c, big)]
-        if not held:
-            continue
-        sure = [c for c in held if sure_die(read[c])]
-        if reads_as(read[big], 1) and any(reads_as(read[c], *range(2, 7)) for c in sure):
-            continue  # a pip never reads as more than one
-        if (sure_die(read[big]) and reads_pips(read[big]) and all(reads_as(read[c], 1) for c in sure)
-                and len(sure) <= np.argmax(read[big])):
-            dropped.update(held)  # a die read surely as k pips holding at most k ones: its pips
-            continue
-        if (len(sure) >= 2 or p_die(read[big]) < keep_die
-                or not reads_pips(read[big]) and any(reads_pips(read[c]) for c in sure)
-                or not sure_die(read[big]) and any(has_twin(c, big, cands, dropped, read) for c in sure)):
-            dropped.add(big)
-        else:
-            dropped.update(held)
-    return [c for c in cands if c not in dropped]
-
-
 def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     """A look's dice after the count's culls: (dice, face probabilities, values,
-    confidences). When more are found than the count, parts of a die, misfits, strays,
-    things of another size and smaller doubts go (see each); the values are read only
-    when the culls need them, else they are None (read once, for the look that is taken:
-    a spike die's match is not cheap)."""
+    confidences). When more are found than the count, parts of a die, misfits, strays, things
+    of another size, smaller doubts and things unlike every taught spike face go (see each);
+    the values are read only when the culls need them, else None (read once, for the look
+    that is taken: a spike die's match is not cheap)."""
     if expect is None or len(kept) <= expect:
         return kept, probs, None, None
     kept, probs = without_parts(kept, probs, expect)
@@ -203,7 +168,7 @@ def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
                                                                   min_confidence)
     if len(kept) > expect and dice == "spike":
         kept, probs, values, confidences = without_strangers(kept, probs, values, confidences, expect, min_confidence,
-                                                             likeness(frame, kept, profile), NEAR_SURE)
+                                                             lambda: likeness(frame, kept, profile), NEAR_SURE)
     if dice == "chance" and len(kept) < found:
         # a chance cube's colour is read against the rest of its throw: without what went
         values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
@@ -320,12 +285,14 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     looks again harder (every level, then lower cut-offs, then on a pip table short of the
     count, candidates read whole at GROWN times their size, then groups of candidates read
     as one die) and takes the first look that finds that many once the count's culls are
-    made (`_settled`); when none does, the reading is flagged with both counts. With the
-    count found but a die read unsurely, the harder looks are tried for a sure reading of
-    it (`_surer`); then a die boxed at another size than the sure ones is read again at
-    theirs (`_at_throw_size`), and a pip die still unsure is read whole, as boxed by its
-    top face alone (`whole.read_whole`; a spike die of a taught pip face too, by its pips). On a pip table a reading still held gives way to
-    the surest throw of all the looks read, when there is one (`throw.surest_throw`). A
+    made (`_settled`); when none does, a doubtful box of another size is read at the throw's
+    (`throw.missed_at_size`), else the reading is flagged with both counts. With the count
+    found but a die read unsurely, the harder looks are tried for a sure reading of it
+    (`_surer`); then a die boxed at another size than the sure ones is read again at theirs
+    (`_at_throw_size`), and a die still unsure is read whole, as boxed by its top face alone
+    (`whole.read_whole`; a spike die by its pips, where they name a taught face). On a pip
+    table a reading still held gives way to the surest throw of all the looks read, when
+    there is one (`throw.surest_throw`). A
     pip reading that would pass is held when a die read as a one or a two reads, seen as
     a bigger die around it, as that die's bigger face (`parts.bigger_die`). Without
     `expect`, the first look is at every level.
@@ -384,7 +351,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         if found:
             kept, probs = kept + [g for _, g, _ in found], np.concatenate([probs, [p for _, _, p in found]])
             values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
-            doubtful = [(c, die) for c, die in doubtful if all(c is not f for f, _, _ in found)]
+            doubtful = [(c, die) for c, die in doubtful  # nor another box of a die found so
+                        if all(c is not f and not at_place(g, c) for f, g, _ in found)]
     if expect is not None and len(kept) == expect and min(confidences, default=1.0) < min_confidence:
         first = (kept, probs, values, confidences, doubtful)
         kept, probs, values, confidences, doubtful = _surer(frame, roi, timings, level, pips, memo, dice, profile,
@@ -393,11 +361,14 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
                                                           min_confidence, timings)
         if pips or dice == "spike" and profile.told_by_pips:  # a die still unsure may be boxed by its top face
-            t0 = time.perf_counter()  # alone (a spike die read again by its pips: the count then names its face)
+            t0 = time.perf_counter()  # alone (a spike die read again by its pips, where they name its face)
             whole, _, _ = read_whole(kept, probs, [pip_value(p)[0] for p in probs], confidences, min_confidence,
                                      lambda views: face_probabilities(frame, views, face_level("pips", min_confidence)))
-            if not np.array_equal(whole, probs):
-                probs = whole
+            taken = [i for i in range(len(kept)) if not np.array_equal(whole[i], probs[i])
+                     and (pips or pip_value(whole[i])[0] in profile.told_by_pips)]
+            if taken:
+                probs = probs.copy()
+                probs[taken] = whole[taken]
                 values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
             _timed(timings, "faces", t0)
     if expect and pips and (len(kept) != expect or min(confidences) < min_confidence):

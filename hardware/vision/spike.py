@@ -147,9 +147,12 @@ class SpikeProfile:
     @cached_property
     def told_by_pips(self) -> frozenset[int]:
         """The pip faces whose count names them: no other taught face's dice showed that
-        many pips when taught (a symbol the face model counts as one pip leaves 1 to the head)."""
+        many pips when taught (a symbol the face model counts as one pip leaves 1 to the
+        head), and every other taught face's dice were counted (a face taught before the
+        counts were kept may be such a symbol)."""
         return frozenset(v for v in self.pip_faces
-                         if not any(v in self.counted(f) for f in self.taught if f != v))
+                         if not any(v in self.counted(f) or UNCOUNTED in self.pips.get(f, ())
+                                    for f in self.taught if f != v))
 
     @cached_property
     def _bank(self) -> tuple[np.ndarray, np.ndarray]:

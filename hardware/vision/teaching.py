@@ -12,6 +12,7 @@ from hardware.vision import spike
 from hardware.vision.reader import find_dice
 from hardware.vision.reading import UnreadableFrame, check_frame
 from hardware.vision.spike import SpikeProfile
+from hardware.vision.throw import UNLIKE_SIZE
 from hardware.vision.values import sure_pips
 
 
@@ -29,6 +30,12 @@ def spike_lesson(frame: np.ndarray, roi=None) -> Lesson:
     """What one teaching picture teaches (inside `roi`, if given)."""
     frame = check_frame(frame)
     kept, probs, _ = find_dice(frame, roi)
+    # One set's dice are one size: specks of a speckled cloth found beside a close-up die
+    # (a tenth of its size) are none of them. (A tray found whole with the dice in it
+    # goes in find_dice itself: the dice inside it stay.)
+    biggest = max((c.size for c in kept), default=0.0)
+    keep = [i for i, c in enumerate(kept) if c.size * UNLIKE_SIZE >= biggest]
+    kept, probs = [kept[i] for i in keep], probs[keep]
     if not kept:
         raise UnreadableFrame("no die found in a teaching picture: put the dice on a plain surface in good light")
     lesson = Lesson([], [c.box(frame.shape) for c in kept], [])

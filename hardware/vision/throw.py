@@ -1,4 +1,5 @@
-"""One throw's dice, as the count in play weighs them: when more are found than the game
+"""One throw's dice, as the count in play weighs them (and, before it, a die found whole
+with its parts found inside it: `unnested`): when more are found than the game
 waits for, what goes (a die's own front face or shadow, a misfit of another size, a
 stray the face model doubts, smaller things it reads as no face in particular), and only
 on the word of dice read surely and of one size; and when the looks' reading is still
@@ -226,6 +227,41 @@ def apart(c: Candidate, dice: Sequence[Candidate], size: float) -> bool:
     return all(np.hypot(c.cx - d.cx, c.cy - d.cy) >= size for d in dice)
 
 
+def unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candidate]:
+    """Candidates with no one inside another. A big one holding two or more that the face
+    model reads surely as dice is several dice (or a tray, a board) taken for one: the small
+    ones stay. So does one die read surely in a big one whose best reading is no die or a
+    die without pips (a board's tile around a die on it); one read surely as two pips or
+    more in a big one read as a one (a tile, its round number token) stays with the big
+    one, for the count to weigh. A big one read surely as a die of k pips holding at most k
+    read surely as ones holds its pips (a two's two pips must not stand for two dice). One
+    read surely held in a big one read unsurely stays when the throw has its twin
+    (`throw.has_twin`: a die on a board's tile the finder boxed whole). Else
+    the small ones are its pips or marks (read as a die, they are seldom sure of it), and
+    go, when the face model takes the big one for a die."""
+    dropped: set[Candidate] = set()
+    for big in sorted(cands, key=lambda c: -c.size):
+        if big in dropped:
+            continue
+        held = [c for c in cands if c not in dropped and c is not big and inside(c, big)]
+        if not held:
+            continue
+        sure = [c for c in held if sure_die(read[c])]
+        if reads_as(read[big], 1) and any(reads_as(read[c], *range(2, 7)) for c in sure):
+            continue  # a pip never reads as more than one
+        if (sure_die(read[big]) and reads_pips(read[big]) and all(reads_as(read[c], 1) for c in sure)
+                and len(sure) <= np.argmax(read[big])):
+            dropped.update(held)  # a die read surely as k pips holding at most k ones: its pips
+            continue
+        if (len(sure) >= 2 or p_die(read[big]) < keep_die
+                or not reads_pips(read[big]) and any(reads_pips(read[c]) for c in sure)
+                or not sure_die(read[big]) and any(has_twin(c, big, cands, dropped, read) for c in sure)):
+            dropped.add(big)
+        else:
+            dropped.update(held)
+    return [c for c in cands if c not in dropped]
+
+
 def has_twin(die: Candidate, big: Candidate, cands, dropped, read) -> bool:
     """Another die read surely as pips, of `die`'s size, outside `big` and inside no
     candidate still standing: dice of one throw are one size, so `die` is one of them and
@@ -270,14 +306,16 @@ def left_weak(settled: Sequence[Candidate], found: Sequence[Candidate], keep_sco
 
 
 def without_strangers(kept, probs, values, confidences, expect: int, min_confidence: float,
-                      likeness: Sequence[float], like: float):
+                      likeness, like: float):
     """On a spike table, when more dice are found than are in play and exactly that many
     are surely read (and one size): the rest go when each is less alike to every view the
-    table taught (`likeness`, from `spike.likeness`) than `like` and than every sure die
-    is (a patterned cloth's blobs found as dice). Else all stay."""
+    table taught than `like` and than every sure die is (a patterned cloth's blobs found
+    as dice). `likeness()`: each die's likeness (`spike.likeness`), asked only then. Else
+    all stay."""
     sure = _count_read_surely(kept, probs, confidences, expect, min_confidence)
     if sure is None:
         return kept, probs, values, confidences
+    likeness = likeness()
     least = min(likeness[i] for i in sure)
     if any(likeness[i] >= min(like, least) for i in range(len(kept)) if i not in sure):
         return kept, probs, values, confidences
