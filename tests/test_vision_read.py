@@ -939,3 +939,34 @@ def test_a_spike_die_is_not_made_surer_by_a_whole_view_whose_pips_name_no_taught
         [seen.get(c, _p(none=1.0)) for c in cands]).reshape(-1, 8))
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "spike", profile=profile, expect=2)
     assert reading.values == (3, 6) and reading.flagged and reading.dice[1].confidence < 0.8, reading.reason
+
+
+def test_a_spike_die_found_by_its_top_face_is_grown_when_its_pips_name_a_taught_face(monkeypatch):
+    """Short of the count on a spike table: a top face found alone, read as no die, reads
+    four pips surely seen at GROWN times its size. Four pips name a taught face there, so
+    the grown die is the throw's and its count names it; on a table of symbols a spike
+    die's match is read from its own box, and the count stays short."""
+    from hardware.vision import reader, spike
+    from hardware.vision.detect import Candidate
+    from hardware.vision.spike import SpikeProfile
+
+    crop = np.zeros((spike.SIDE, spike.SIDE, 3), np.uint8)
+
+    def table(counts):
+        profile = SpikeProfile()
+        for face, pips in counts.items():
+            profile = profile.with_examples(face, [crop] * len(pips), pips)
+        return profile
+
+    top = Candidate(200, 200, 40, 0.6)
+    monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [top])
+    monkeypatch.setattr(reader, "face_probabilities", lambda frame, cands, second_look: np.array(
+        [_p(none=0.9, blank=0.1) if c.size == top.size else _p(four=0.97, none=0.03) for c in cands]).reshape(-1, 8))
+    monkeypatch.setattr(spike, "match_all", lambda frame, dice, profile: [(6, 0.4) for _ in dice])
+    frame = np.full((400, 400, 3), 90, np.uint8)
+    pip_faces = table({1: (1, 1), 2: (2, 2), 3: (3, 3), 4: (4, 4), 5: (5, 5), 6: (0, 0)})  # a symbol six
+    grown = read_dice(frame, "spike", profile=pip_faces, expect=1)
+    assert grown.values == (4,) and not grown.flagged, grown.reason
+    assert grown.dice[0].box[2] - grown.dice[0].box[0] > 1.5 * top.size
+    symbols = read_dice(frame, "spike", profile=table({face: (0, 0) for face in range(1, 7)}), expect=1)
+    assert symbols.values == () and "0 dice found, the game waits for 1" in symbols.reason

@@ -48,7 +48,7 @@ class Look:
 
 FIRST_LOOK = Look()
 # When the dice found are not the count the game waits for: every level, then lower
-# cut-offs, then (pip dice, too few found) unsure candidates also read whole at GROWN
+# cut-offs, then (dice read by their pips, too few found) unsure candidates also read whole at GROWN
 # times their size (a die seen at an angle whose top face alone was found), then also each
 # group of candidates lying together read as one die (a big die found as its parts); the first look
 # whose count, once the count's culls are made, is right is taken (and still flagged if
@@ -250,7 +250,7 @@ def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence
     sure = [(c, v) for c, v, q in zip(kept, values, confidences) if q >= min_confidence]
     least = SMALLER * min(c.size for c in kept)
     for look in looks:
-        if look.grown and not pips:  # a chance or spike die's value is read from its own box
+        if look.grown and not _by_pips(dice, profile):  # a colour or symbol is read from the die's own box
             break
         settled, again_doubtful, weak = _look_again(
             frame, roi, timings, level, pips, memo, look, dice, profile, min_confidence, len(kept))
@@ -263,6 +263,12 @@ def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence
                 and all(o.size >= least for o, known in zip(other, at_sure) if not known)):
             return other, other_p, o_values, o_conf, again_doubtful
     return first
+
+
+def _by_pips(dice: str, profile: SpikeProfile | None) -> bool:
+    """Whether the dice's pips tell their values: pip dice, and spike dice whose taught
+    pip faces the face model's count names (`SpikeProfile.told_by_pips`)."""
+    return dice == "pips" or dice == "spike" and bool(profile.told_by_pips)
 
 
 def _timed(timings: dict | None, stage: str, since: float) -> float:
@@ -282,8 +288,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
 
     `expect`: how many dice the game waits for. The first look is then a quick one (the
     pyramid short of the frame's own pixels); when it finds another number, the reader
-    looks again harder (every level, then lower cut-offs, then on a pip table short of the
-    count, candidates read whole at GROWN times their size, then groups of candidates read
+    looks again harder (every level, then lower cut-offs, then, short of the count with dice
+    read by their pips, candidates read whole at GROWN times their size, then groups read
     as one die) and takes the first look that finds that many once the count's culls are
     made (`_settled`); when none does, a doubtful box of another size is read at the throw's
     (`throw.missed_at_size`), else the reading is flagged with both counts. With the count
@@ -328,10 +334,10 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         # strays) is taken; when none does, the one nearest it, so the host has the most
         # to fix from
         for look in HARDER:
-            if look.grown and (len(kept) > expect or not pips):
+            if look.grown and (len(kept) > expect or not _by_pips(dice, profile)):
                 # the looks that grow or group candidates (the last two) find no die that
-                # was missed; and a chance or spike die's value is read from its box, which
-                # must then be the die's own, not grown or grouped
+                # was missed; and a chance cube's colour or a symbol is read from its box,
+                # which must then be the die's own, not grown or grouped
                 break
             tried += 1
             other, again_doubtful, weak = _look_again(frame, roi, timings, level, pips, memo, look, dice, profile,
@@ -360,7 +366,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if expect is not None and len(kept) == expect:
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
                                                           min_confidence, timings)
-        if pips or dice == "spike" and profile.told_by_pips:  # a die still unsure may be boxed by its top face
+        if _by_pips(dice, profile):  # a die still unsure may be boxed by its top face
             t0 = time.perf_counter()  # alone (a spike die read again by its pips, where they name its face)
             whole, _, _ = read_whole(kept, probs, [pip_value(p)[0] for p in probs], confidences, min_confidence,
                                      lambda views: face_probabilities(frame, views, face_level("pips", min_confidence)))
