@@ -875,6 +875,18 @@ def test_a_die_boxed_by_its_top_face_is_read_whole_when_unsure(monkeypatch):
         assert reading.values == (3, 4) and reading.flagged != passes, reading.reason
 
 
+def _spike_table(counts: dict[int, tuple[int, ...]]):
+    """A spike profile with, for each face, blank taught crops counted as `counts` gives."""
+    from hardware.vision import spike
+    from hardware.vision.spike import SpikeProfile
+
+    crop = np.zeros((spike.SIDE, spike.SIDE, 3), np.uint8)
+    profile = SpikeProfile()
+    for face, pips in counts.items():
+        profile = profile.with_examples(face, [crop] * len(pips), pips)
+    return profile
+
+
 def test_a_spike_die_of_a_taught_pip_face_is_read_whole_by_its_pips(monkeypatch):
     """A spike table whose dice show pips on some faces: a die the head is unsure of, its
     four counted unsurely at its box, reads four surely seen whole, so its count names
@@ -882,25 +894,17 @@ def test_a_spike_die_of_a_taught_pip_face_is_read_whole_by_its_pips(monkeypatch)
     whole die is not looked at."""
     from hardware.vision import reader, spike
     from hardware.vision.detect import Candidate
-    from hardware.vision.spike import SpikeProfile
     from hardware.vision.whole import whole_views
-
-    crop = np.zeros((spike.SIDE, spike.SIDE, 3), np.uint8)
-
-    def table(counts):
-        profile = SpikeProfile()
-        for face, pips in counts.items():
-            profile = profile.with_examples(face, [crop] * len(pips), pips)
-        return profile
 
     three, four = Candidate(100, 200, 40, 0.9), Candidate(300, 200, 40, 0.9)
     found = {three: _p(none=0.01, three=0.98, five=0.01), four: _p(none=0.1, four=0.6, one=0.3)}
     monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: list(found))
     monkeypatch.setattr(spike, "match_all", lambda frame, dice, profile: [(3, 0.95) if d.cx < 200 else (6, 0.5)
                                                                           for d in dice])
-    pips_table = table({1: (0, 0), 2: (0, 0), 3: (3, 3), 4: (4, 4), 5: (0, 0), 6: (0, 0)})  # pip faces 3 and 4
-    symbols = table({face: (0, 0) for face in range(1, 7)})
-    shown_four = table({1: (0, 0), 2: (0, 0), 3: (3, 3), 4: (4, 4), 5: (0, 0), 6: (4, 4)})  # the six's mark: four pips
+    pips_table = _spike_table({1: (0, 0), 2: (0, 0), 3: (3, 3), 4: (4, 4), 5: (0, 0), 6: (0, 0)})  # pip faces 3 and 4
+    symbols = _spike_table({face: (0, 0) for face in range(1, 7)})
+    # the six's mark counted as four pips when taught: four pips no longer name a face
+    shown_four = _spike_table({1: (0, 0), 2: (0, 0), 3: (3, 3), 4: (4, 4), 5: (0, 0), 6: (4, 4)})
     assert shown_four.pip_faces == {3, 4} and shown_four.told_by_pips == {3}
     for whole, profile, values, passes in ((_p(none=0.02, four=0.96, two=0.02), pips_table, (3, 4), True),
                                            (_p(none=0.02, five=0.96, two=0.02), pips_table, (3, 6), False),
@@ -908,8 +912,12 @@ def test_a_spike_die_of_a_taught_pip_face_is_read_whole_by_its_pips(monkeypatch)
                                            (_p(none=0.02, four=0.96, two=0.02), shown_four, (3, 6), False)):
         seen = {**found, **{v: whole for v in whole_views(four)}}
         asked = []
-        monkeypatch.setattr(reader, "face_probabilities", lambda frame, cands, second_look: asked.extend(cands) or np.array(
-            [seen.get(c, _p(none=1.0)) for c in cands]).reshape(-1, 8))
+
+        def faces(frame, cands, second_look):
+            asked.extend(cands)
+            return np.array([seen.get(c, _p(none=1.0)) for c in cands]).reshape(-1, 8)
+
+        monkeypatch.setattr(reader, "face_probabilities", faces)
         reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "spike", profile=profile, expect=2)
         assert reading.values == values and reading.flagged != passes, reading.reason
         assert any(c in asked for c in whole_views(four)) == bool(profile.told_by_pips)
@@ -922,13 +930,9 @@ def test_a_spike_die_is_not_made_surer_by_a_whole_view_whose_pips_name_no_taught
     view's surer P(die)."""
     from hardware.vision import reader, spike
     from hardware.vision.detect import Candidate
-    from hardware.vision.spike import SpikeProfile
     from hardware.vision.whole import whole_views
 
-    crop = np.zeros((spike.SIDE, spike.SIDE, 3), np.uint8)
-    profile = SpikeProfile()
-    for face, pips in {1: (0, 0), 2: (0, 0), 3: (3, 3), 4: (4, 4), 5: (0, 0), 6: (0, 0)}.items():
-        profile = profile.with_examples(face, [crop] * len(pips), pips)
+    profile = _spike_table({1: (0, 0), 2: (0, 0), 3: (3, 3), 4: (4, 4), 5: (0, 0), 6: (0, 0)})
     three, odd = Candidate(100, 200, 40, 0.9), Candidate(300, 200, 40, 0.9)
     found = {three: _p(none=0.01, three=0.98, five=0.01), odd: _p(none=0.2, blank=0.5, five=0.3)}
     seen = {**found, **{v: _p(none=0.02, five=0.96, two=0.02) for v in whole_views(odd)}}
@@ -948,15 +952,6 @@ def test_a_spike_die_found_by_its_top_face_is_grown_when_its_pips_name_a_taught_
     die's match is read from its own box, and the count stays short."""
     from hardware.vision import reader, spike
     from hardware.vision.detect import Candidate
-    from hardware.vision.spike import SpikeProfile
-
-    crop = np.zeros((spike.SIDE, spike.SIDE, 3), np.uint8)
-
-    def table(counts):
-        profile = SpikeProfile()
-        for face, pips in counts.items():
-            profile = profile.with_examples(face, [crop] * len(pips), pips)
-        return profile
 
     top = Candidate(200, 200, 40, 0.6)
     monkeypatch.setattr(reader, "find_candidates", lambda *args, **kw: [top])
@@ -964,9 +959,9 @@ def test_a_spike_die_found_by_its_top_face_is_grown_when_its_pips_name_a_taught_
         [_p(none=0.9, blank=0.1) if c.size == top.size else _p(four=0.97, none=0.03) for c in cands]).reshape(-1, 8))
     monkeypatch.setattr(spike, "match_all", lambda frame, dice, profile: [(6, 0.4) for _ in dice])
     frame = np.full((400, 400, 3), 90, np.uint8)
-    pip_faces = table({1: (1, 1), 2: (2, 2), 3: (3, 3), 4: (4, 4), 5: (5, 5), 6: (0, 0)})  # a symbol six
+    pip_faces = _spike_table({1: (1, 1), 2: (2, 2), 3: (3, 3), 4: (4, 4), 5: (5, 5), 6: (0, 0)})  # a symbol six
     grown = read_dice(frame, "spike", profile=pip_faces, expect=1)
     assert grown.values == (4,) and not grown.flagged, grown.reason
     assert grown.dice[0].box[2] - grown.dice[0].box[0] > 1.5 * top.size
-    symbols = read_dice(frame, "spike", profile=table({face: (0, 0) for face in range(1, 7)}), expect=1)
+    symbols = read_dice(frame, "spike", profile=_spike_table({face: (0, 0) for face in range(1, 7)}), expect=1)
     assert symbols.values == () and "0 dice found, the game waits for 1" in symbols.reason
