@@ -279,8 +279,7 @@ def match_all(frame: np.ndarray, dice: Sequence[Candidate], profile: SpikeProfil
         raise SpikeProfileError("the spike profile has no taught faces")
     if not dice:
         return []
-    pictures = [face_pictures(frame, d, READ_SCALES) for d in dice]
-    sums = embed([p for ps in pictures for p in ps]).reshape(len(dice), len(READ_SCALES), -1).sum(1)
+    pictures, sums = _read_sums(frame, dice)
     faces, probs, near = _judge(sums, profile)
     again = [i for i in range(len(dice)) if probs[i] * near[i] < LOOK_AGAIN_BELOW]
     if again:
@@ -293,6 +292,18 @@ def match_all(frame: np.ndarray, dice: Sequence[Candidate], profile: SpikeProfil
         scores = np.stack([marks.face_scores(pictures[i], bank, owners, profile.taught) for i in unsure])
         faces[unsure], probs[unsure] = _decide(_logits(_unit(sums[unsure]), profile) + MARK_WEIGHT * scores, profile)
     return [(int(f), float(p * c)) for f, p, c in zip(faces, probs, near)]
+
+
+def _read_sums(frame: np.ndarray, dice: Sequence[Candidate]) -> tuple[list[list[np.ndarray]], np.ndarray]:
+    """Each die's crops at READ_SCALES, and the sum of their embeddings (one row a die)."""
+    pictures = [face_pictures(frame, d, READ_SCALES) for d in dice]
+    sums = embed([p for ps in pictures for p in ps]).reshape(len(dice), len(READ_SCALES), -1).sum(1)
+    return pictures, sums
+
+
+def _nearest(mean: np.ndarray, profile: SpikeProfile) -> np.ndarray:
+    """For unit embeddings, the cosine to the nearest view the profile taught."""
+    return _dot(mean, profile._bank[0]).max(1)
 
 
 def _unit(sums: np.ndarray) -> np.ndarray:
@@ -316,9 +327,8 @@ def _judge(sums: np.ndarray, profile: SpikeProfile) -> tuple[np.ndarray, np.ndar
     """(faces, probabilities, nearness) for summed embeddings: the head's most probable face,
     its probability, and how near the nearest taught view is (closeness); a die's
     confidence is the product."""
-    bank, _ = profile._bank
     mean = _unit(sums)
-    nearest = _dot(mean, bank).max(1)
+    nearest = _nearest(mean, profile)
     faces, probs = _decide(_logits(mean, profile), profile)
     return faces, probs, np.array([closeness(float(s)) for s in nearest])
 
@@ -328,9 +338,7 @@ def likeness(frame: np.ndarray, dice: Sequence[Candidate], profile: SpikeProfile
     embeddings, as `match_all` reads them in their upright turn)."""
     if not dice:
         return np.zeros(0, np.float32)
-    pictures = [p for d in dice for p in face_pictures(frame, d, READ_SCALES)]
-    sums = embed(pictures).reshape(len(dice), len(READ_SCALES), -1).sum(1)
-    return _dot(_unit(sums), profile._bank[0]).max(1)
+    return _nearest(_unit(_read_sums(frame, dice)[1]), profile)
 
 
 def match(frame: np.ndarray, die: Candidate, profile: SpikeProfile) -> tuple[int, float]:

@@ -54,8 +54,8 @@ def pips_checked(p: np.ndarray, face: int, confidence: float, profile: spike.Spi
     least as sure as the count is. A sure count (PIPS_SURE) of a pip face that count names
     (`profile.told_by_pips`) names the die, as surely as it counts, against a head naming
     another pip face or unsure (under `min_confidence`) of a symbol: the face model counts
-    pips better than a head taught from a few photos tells them apart, and it was never
-    seen to count a symbol's marks surely as pips. Else a count naming another pip face holds
+    pips better than a head taught from a few photos tells them apart, and seldom counts a
+    symbol's marks surely as pips (docs/decisions.md). Else a count naming another pip face holds
     the die (confidence 0): leaning that way (PIPS_LEAN) against a pip face the head names,
     sure of it against a symbol face, and never a count the taught dice of `face` showed
     too. On a table of symbols, the head's reading stands."""
