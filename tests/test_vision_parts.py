@@ -142,3 +142,71 @@ def test_a_reading_of_a_piece_is_held_with_the_bigger_face_named(monkeypatch, ta
     assert [d.value for d in reading.dice] == [1]
     assert reading.flagged and "part of a bigger die showing 4" in reading.reason
 
+
+
+# parts.piece_of_found: the finder's own box of the whole die names the piece
+UNSURE_FOUR = np.array([0.5, 0.05, 0.02, 0.03, 0.3, 0.04, 0.04, 0.02])  # a die seen from the side, in shadow
+UNSURE_ONE = np.array([0.5, 0.3, 0.02, 0.03, 0.05, 0.04, 0.04, 0.02])
+
+
+def test_a_one_in_a_box_the_finder_is_surer_of_read_as_a_four_is_a_piece_of_it():
+    pip, die = Candidate(100, 100, 16, 0.36), Candidate(112, 94, 56, 0.56)
+    assert parts.piece_of_found([pip], [1], {pip: ONE, die: UNSURE_FOUR}, 0.40) == (0, 4)
+    # found only at the die's edge (the box leans onto its side faces) still overlaps it
+    edge = Candidate(100 + 34, 100, 16, 0.36)
+    assert parts.piece_of_found([edge], [2], {edge: ONE, die: UNSURE_FOUR}, 0.40) == (0, 4)
+
+
+def test_a_box_reading_no_more_pips_names_no_piece():
+    pip, die = Candidate(100, 100, 16, 0.36), Candidate(112, 94, 56, 0.56)
+    assert parts.piece_of_found([pip], [1], {pip: ONE, die: UNSURE_ONE}, 0.40) is None
+    assert parts.piece_of_found([pip], [2], {pip: ONE, die: np.array([0.5, 0, 0.4, 0, 0, 0, 0, 0.1])},
+                                0.40) is None
+
+
+@pytest.mark.parametrize("other", [
+    Candidate(104, 100, 24, 0.56),  # about the die's own size: another box of it, not its die
+    Candidate(100, 100, 100, 0.56),  # a board's tile or the tray, not a die around a pip
+    Candidate(200, 100, 56, 0.56),  # beside it, not over it
+    Candidate(112, 94, 56, 0.30),  # the centre model less sure of it than of the piece
+])
+def test_only_a_box_two_to_four_and_a_half_times_as_big_over_it_and_surer_names_a_piece(other):
+    pip = Candidate(100, 100, 16, 0.36)
+    assert parts.piece_of_found([pip], [1], {pip: ONE, other: UNSURE_FOUR}, 0.40) is None
+
+
+def test_a_box_over_another_die_of_the_reading_names_no_piece():
+    # two dice lying together, boxed as one by the finder: a group, not the one's die
+    one, five = Candidate(100, 100, 16, 0.45), Candidate(122, 100, 18, 0.8)
+    group = Candidate(111, 100, 44, 0.6)
+    assert parts.piece_of_found([one, five], [1, 5], {one: ONE, five: FOUR, group: UNSURE_FOUR}, 0.40) is None
+    assert parts.piece_of_found([one], [1], {one: ONE, group: UNSURE_FOUR}, 0.40) == (0, 4)
+
+
+def test_a_box_under_the_usual_cut_off_names_no_piece():
+    pip, die = Candidate(100, 100, 16, 0.2), Candidate(112, 94, 56, 0.35)
+    assert parts.piece_of_found([pip], [1], {pip: ONE, die: UNSURE_FOUR}, 0.40) is None
+
+
+def test_only_ones_and_twos_are_pieces():
+    three, die = Candidate(100, 100, 16, 0.36), Candidate(112, 94, 56, 0.56)
+    assert parts.piece_of_found([three], [3], {three: ONE, die: UNSURE_FOUR}, 0.40) is None
+
+
+def test_a_reading_of_a_pip_found_with_its_die_is_held(monkeypatch):
+    """In read_dice: a pip read surely as the one the game waits for, inside the finder's box
+    of the die read unsurely (and so not kept), is held with the die's likelier face named."""
+    pip, die = Candidate(100, 100, 20, 0.45), Candidate(110, 95, 60, 0.60)
+
+    def found(*a, levels=None, **k):
+        if levels is not None:
+            levels[("drawn", 0)] = [die, pip]
+        return [die, pip]
+
+    monkeypatch.setattr("hardware.vision.reader.find_candidates", found)
+    monkeypatch.setattr("hardware.vision.reader.face_probabilities",
+                        lambda frame, cands, *a, **k: np.array([ONE if c == pip else UNSURE_FOUR for c in cands]))
+    monkeypatch.setattr("hardware.vision.reader.bigger_die", lambda *a: None)
+    reading = read_dice(np.full((240, 320, 3), 120, np.uint8), "pips", expect=1)
+    assert [d.value for d in reading.dice] == [1]
+    assert reading.flagged and "part of a bigger die showing 4" in reading.reason

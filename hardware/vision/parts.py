@@ -5,7 +5,12 @@ is read as a one or a two, sometimes surely. Seen grown a few times and moved a 
 that off its centre (where a die's pips lie from its middle), such a piece shows its whole
 die, and the face models read the die's own face there. A real one or two seen so shows
 itself small and off centre, which they read as no die or, now and then, as some face
-in one such view; so a piece needs several views to agree on one bigger value.
+in one such view; so a piece needs several views to agree on one bigger value
+(`bigger_die`).
+
+A close die seen from the side (three faces showing, in shadow) may be found whole and
+read unsurely while one of its pips, found too, is read surely as a one: the finder's own
+box of the whole die then names the piece (`piece_of_found`).
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ AGREE = 2  # views that must read the same bigger value surely
 # Among other dice, a piece is smaller than they are: only a one or a two under this many
 # times the others' median size is looked at (a crowded tray's ones and twos are not).
 PIECE_SIZE = 0.8
+# A die's size, in times a piece's, as the finder boxes both (a pip, a corner of the face).
+PIECE_OF = (2.0, 4.5)
 
 
 def _views(piece: Candidate, others: Sequence[Candidate],
@@ -82,3 +89,27 @@ def _bigger(frame, views, value: int, min_confidence: float) -> list[int]:
 def _crops(frame: np.ndarray, views) -> list[np.ndarray]:
     """The views' crops, as the face models read a die."""
     return [cut(frame, x, y, CROP_FACTOR * s) for x, y, s in views]
+
+
+def piece_of_found(dice: Sequence[Candidate], values: Sequence[int], found: dict[Candidate, np.ndarray],
+                   keep_score: float) -> tuple[int, int] | None:
+    """(index, bigger value) of the first die read as a one or a two that another box the
+    finder found overlaps, PIECE_OF times its size and over no other die of the reading (a
+    box over two dice is a group), the centre model at least as sure of it (and at least
+    `keep_score`), whose likeliest number of pips is bigger, however unsure the face models
+    are that it is a die: the piece's own die, read unsurely (seen from the side). `found`:
+    the finder's boxes read at this frame, with their face probabilities; None when there
+    is none."""
+    def over(c: Candidate, d: Candidate) -> bool:
+        reach = (c.size + d.size) / 2
+        return abs(c.cx - d.cx) < reach and abs(c.cy - d.cy) < reach
+
+    for i, (d, v) in enumerate(zip(dice, values)):
+        if v not in PIECES:
+            continue
+        for c, p in found.items():
+            if (c.score >= max(keep_score, d.score) and PIECE_OF[0] <= c.size / d.size <= PIECE_OF[1]
+                    and over(c, d) and not any(over(c, o) for o in dice if o is not d)
+                    and (bigger := int(np.argmax(p[1:7])) + 1) > v):
+                return i, bigger
+    return None

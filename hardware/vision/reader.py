@@ -16,7 +16,7 @@ from hardware.vision.detect import Candidate, distinct, find_candidates, whole_o
 from hardware.vision.doubt import doubt, part_of_bigger
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.memory import TableMemory
-from hardware.vision.parts import bigger_die
+from hardware.vision.parts import bigger_die, piece_of_found
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import NEAR_SURE, SpikeProfile, SpikeProfileError, likeness
@@ -265,6 +265,14 @@ def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence
     return first
 
 
+def _piece(frame, kept, values, confidences, min_confidence, memo) -> tuple[int, int] | None:
+    """A die of a pip reading that is a piece of a bigger die: (index, the bigger die's value)."""
+    boxed = {c for level in memo.get("levels", {}).values() for c in level}  # the finder's own, read
+    found = {c: p for c, p in memo.get("faces", {}).items() if c in boxed}
+    return (piece_of_found(kept, values, found, KEEP_SCORE)
+            or bigger_die(frame, kept, values, confidences, min_confidence))
+
+
 def _by_pips(dice: str, profile: SpikeProfile | None) -> bool:
     """Whether the dice's pips tell their values: pip dice, and spike dice whose taught
     pip faces the face model's count names (`SpikeProfile.told_by_pips`)."""
@@ -300,7 +308,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     table a reading still held gives way to the surest throw of all the looks read, when
     there is one (`throw.surest_throw`). A
     pip reading that would pass is held when a die read as a one or a two reads, seen as
-    a bigger die around it, as that die's bigger face (`parts.bigger_die`). Without
+    a bigger die around it, or as the finder's own box of that die reads it, as that die's
+    bigger face (`parts.piece_of_found`, `parts.bigger_die`). Without
     `expect`, the first look is at every level.
     `die_px`: a die's size in frame pixels, when calibration knows it: the finder then
     looks at that scale alone (a first look that misses the count still searches them all).
@@ -412,7 +421,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if expect is not None and len(kept) != expect:
         reason = (f"{len(kept)} {'die' if len(kept) == 1 else 'dice'} found, the game waits for {expect}: "
                   "please check" + (f" ({reason})" if reason else ""))
-    if reason is None and pips and (piece := bigger_die(frame, kept, values, confidences, min_confidence)):
+    if reason is None and pips and (piece := _piece(frame, kept, values, confidences, min_confidence, memo)):
         i, bigger = piece
         reason = part_of_bigger(kept[i], values[i], bigger)
     t1 = _timed(timings, "checks", t1)
