@@ -965,3 +965,24 @@ def test_a_spike_die_found_by_its_top_face_is_grown_when_its_pips_name_a_taught_
     assert grown.dice[0].box[2] - grown.dice[0].box[0] > 1.5 * top.size
     symbols = read_dice(frame, "spike", profile=_spike_table({face: (0, 0) for face in range(1, 7)}), expect=1)
     assert symbols.values == () and "0 dice found, the game waits for 1" in symbols.reason
+
+
+@pytest.mark.parametrize("weak_alone", [False, True])
+def test_a_die_found_under_the_lowered_cut_off_joins_a_sure_die_of_its_size(monkeypatch, weak_alone):
+    """Two dice in play by a board (epanemu dice_240): looking at every level finds one die,
+    read surely, and a tile read unsurely as a one (its number token); the other die, on a
+    busy tile, only under the lowered centre cut-off, read surely. With the sure die found at
+    the usual cut-off it is of the throw (`throw.surest_throw`), and its own weaker box is
+    no doubt; found so alone (both dice weak), the reading is held."""
+    from hardware.vision.detect import Candidate
+
+    score = 0.37 if weak_alone else 0.51
+    three, six = Candidate(413, 424, 31, score), Candidate(397, 341, 26, 0.37)
+    tile = Candidate(264, 341, 61, 0.69)
+    _looks(monkeypatch, {}, {three: _p(three=0.97, none=0.03), six: _p(six=0.99, none=0.01),
+                             tile: _p(one=0.55, none=0.45)})
+    reading = read_dice(np.full((640, 640, 3), 90, np.uint8), "pips", expect=2)
+    if weak_alone:
+        assert reading.flagged
+    else:
+        assert reading.values == (6, 3) and not reading.flagged, reading.reason

@@ -175,3 +175,17 @@ def test_on_a_spike_table_things_unlike_every_taught_face_go_when_the_count_is_r
     assert len(asked) == 3
     assert without_strangers(kept, probs, values, [0.91, 0.1, 0.85], 1, 0.8, alike(0.97, 0.61, 0.69), 0.85)[0] == kept
     assert len(asked) == 3  # two sure dice for one in play: nothing goes, and the likeness is not asked
+
+
+def test_a_die_found_under_a_lowered_cut_off_is_of_the_throw_only_beside_a_sure_one():
+    weak_six = Candidate(SIX.cx, SIX.cy, SIX.size, 0.37)
+    read = {**BOARD, weak_six: BOARD[SIX]}
+    del read[SIX]
+    found = {TOKEN: BOARD[TOKEN], TILE: BOARD[TILE]}
+    sure = {c: float(p.max()) for c, p in read.items() if p.argmax() not in (0, 7) and p.max() >= 0.85}
+    assert surest_throw(read, sure, found, 2, keep_score=0.40) == [weak_six, THREE]
+    weak_three = Candidate(THREE.cx, THREE.cy, THREE.size, 0.35)
+    read[weak_three] = read.pop(THREE)
+    sure = {c: float(p.max()) for c, p in read.items() if p.argmax() not in (0, 7) and p.max() >= 0.85}
+    assert surest_throw(read, sure, found, 2, keep_score=0.40) is None
+    assert surest_throw(read, sure, found, 2) == [weak_six, weak_three]  # no cut-off given

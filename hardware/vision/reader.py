@@ -388,13 +388,17 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
             _timed(timings, "faces", t0)
     if expect and pips and (len(kept) != expect or min(confidences) < min_confidence):
         t0, read = time.perf_counter(), memo.get("faces", {})
-        sure = {c: q for c, p in read.items() if c.score >= KEEP_SCORE and sure_die(p) and reads_pips(p)
-                and (q := pip_confidence(pip_value(p)[1])) >= min_confidence}  # none found only under a lowered cut-off
-        throw = surest_throw(read, sure, dict(zip(kept, probs)), expect)
-        if throw is not None:  # what may be a missed die is a thing of the throw's size
+        sure = {c: q for c, p in read.items() if sure_die(p) and reads_pips(p)
+                and (q := pip_confidence(pip_value(p)[1])) >= min_confidence}
+        # of what the centre model is sure of; failing that, with what it found under a lowered cut-off too
+        strong = {c: q for c, q in sure.items() if c.score >= KEEP_SCORE}
+        throw = (surest_throw(read, strong, dict(zip(kept, probs)), expect)
+                 or surest_throw(read, sure, dict(zip(kept, probs)), expect, KEEP_SCORE))
+        if throw is not None:  # what may be a missed die is a thing of the throw's size, not a die taken
             kept, probs = throw, np.array([read[c] for c in throw])
             values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
-            doubtful = [(c, die) for c, die in doubtful if one_size(kept + [c], range(len(kept) + 1))]
+            doubtful = [(c, die) for c, die in doubtful if one_size(kept + [c], range(len(kept) + 1))
+                        and not any(at_place(k, c) or at_place(c, k) for k in kept)]
         _timed(timings, "value", t0)
     if empty_table is not None:  # after every look: none may bring back what the table showed
         kept, probs, values, confidences, doubtful = off_table(frame, empty_table, kept, probs, values,

@@ -134,7 +134,8 @@ def without_smaller_doubts(kept, probs, values, confidences, expect: int, min_co
     return _only(sure, kept, probs, values, confidences)
 
 
-def surest_throw(read: dict, sure: dict, found: dict, expect: int) -> list[Candidate] | None:
+def surest_throw(read: dict, sure: dict, found: dict, expect: int,
+                 keep_score: float = 0.0) -> list[Candidate] | None:
     """Of every candidate the looks read (`read`: its face probabilities), those read surely
     as pip dice (`sure`: each one's confidence), the surest of each die (one at another's
     place showing the same face is that die again, whatever its size): when the count's
@@ -147,7 +148,9 @@ def surest_throw(read: dict, sure: dict, found: dict, expect: int) -> list[Candi
     of it (else that one may be its side face). A die of the throw that is no die found
     read again (about its size, at its place) must be NEW_DIE_PX across and show three
     pips or more; one showing one or two must also lie inside none of the rest. A speck of
-    the table, a pip or a corner of a die's face shows one or two."""
+    the table, a pip or a corner of a die's face shows one or two. A die found only under a
+    lowered centre cut-off (under `keep_score`) may be one of the throw beside a die found
+    at the usual one (a die on a board's busy tile), never the throw alone."""
     ranked: list[Candidate] = []  # one to each die, the surest
     for c in sorted(sure, key=lambda c: -sure[c]):
         here = [k for k in ranked if at_place(k, c) or at_place(c, k)]
@@ -157,7 +160,8 @@ def surest_throw(read: dict, sure: dict, found: dict, expect: int) -> list[Candi
         if not any(reads_as(read[k], face) for k in here):  # the same face at its place: that die again
             ranked.append(c)
     throw, rest = ranked[:expect], ranked[expect:]
-    if len(throw) < expect or not one_size(throw, range(len(throw))):  # no dice are not one size
+    if (len(throw) < expect or not one_size(throw, range(len(throw)))  # no dice are not one size
+            or all(c.score < keep_score for c in throw)):
         return None
     size = float(np.median([c.size for c in throw]))
 
