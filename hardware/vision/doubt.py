@@ -20,8 +20,8 @@ def _where(c: Candidate) -> str:
 
 
 def part_of_bigger(c: Candidate, value: int, bigger: int) -> str:
-    """Why a die read as `value` is not trusted when views of a bigger die around it show
-    `bigger` (parts.bigger_die)."""
+    """Why a die read as `value` is not trusted when a bigger die around it shows `bigger`
+    (parts.piece_of_found, parts.bigger_die)."""
     return f"the die at {_where(c)} read as {value} may be part of a bigger die showing {bigger}: please check it"
 
 

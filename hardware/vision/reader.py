@@ -390,10 +390,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         t0, read = time.perf_counter(), memo.get("faces", {})
         sure = {c: q for c, p in read.items() if sure_die(p) and reads_pips(p)
                 and (q := pip_confidence(pip_value(p)[1])) >= min_confidence}
-        # of what the centre model is sure of; failing that, with what it found under a lowered cut-off too
-        strong = {c: q for c, q in sure.items() if c.score >= KEEP_SCORE}
-        throw = (surest_throw(read, strong, dict(zip(kept, probs)), expect)
-                 or surest_throw(read, sure, dict(zip(kept, probs)), expect, KEEP_SCORE))
+        throw = surest_throw(read, sure, dict(zip(kept, probs)), expect, KEEP_SCORE)
         if throw is not None:  # what may be a missed die is a thing of the throw's size, not a die taken
             kept, probs = throw, np.array([read[c] for c in throw])
             values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)

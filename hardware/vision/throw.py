@@ -134,8 +134,7 @@ def without_smaller_doubts(kept, probs, values, confidences, expect: int, min_co
     return _only(sure, kept, probs, values, confidences)
 
 
-def surest_throw(read: dict, sure: dict, found: dict, expect: int,
-                 keep_score: float = 0.0) -> list[Candidate] | None:
+def surest_throw(read: dict, sure: dict, found: dict, expect: int, keep_score: float) -> list[Candidate] | None:
     """Of every candidate the looks read (`read`: its face probabilities), those read surely
     as pip dice (`sure`: each one's confidence), the surest of each die (one at another's
     place showing the same face is that die again, whatever its size): when the count's
@@ -148,9 +147,22 @@ def surest_throw(read: dict, sure: dict, found: dict, expect: int,
     of it (else that one may be its side face). A die of the throw that is no die found
     read again (about its size, at its place) must be NEW_DIE_PX across and show three
     pips or more; one showing one or two must also lie inside none of the rest. A speck of
-    the table, a pip or a corner of a die's face shows one or two. A die found only under a
-    lowered centre cut-off (under `keep_score`) may be one of the throw beside a die found
-    at the usual one (a die on a board's busy tile), never the throw alone."""
+    the table, a pip or a corner of a die's face shows one or two.
+    The candidates the centre model is sure of (`keep_score`) are weighed first; when they
+    give no throw, every candidate is: a die found only under a lowered cut-off (a die on
+    a board's busy tile) may then be of the throw, when at least half of it was found at
+    the usual one (a weak candidate read surely must not undo a throw the sure ones make)."""
+    strong = {c: q for c, q in sure.items() if c.score >= keep_score}
+    throw = _surest(read, strong, found, expect)
+    if throw is None and len(strong) < len(sure):
+        throw = _surest(read, sure, found, expect)
+        if throw is not None and 2 * sum(c.score >= keep_score for c in throw) < len(throw):
+            return None
+    return throw
+
+
+def _surest(read: dict, sure: dict, found: dict, expect: int) -> list[Candidate] | None:
+    """surest_throw's throw of the candidates `sure`, all weighed alike."""
     ranked: list[Candidate] = []  # one to each die, the surest
     for c in sorted(sure, key=lambda c: -sure[c]):
         here = [k for k in ranked if at_place(k, c) or at_place(c, k)]
@@ -160,8 +172,7 @@ def surest_throw(read: dict, sure: dict, found: dict, expect: int,
         if not any(reads_as(read[k], face) for k in here):  # the same face at its place: that die again
             ranked.append(c)
     throw, rest = ranked[:expect], ranked[expect:]
-    if (len(throw) < expect or not one_size(throw, range(len(throw)))  # no dice are not one size
-            or all(c.score < keep_score for c in throw)):
+    if len(throw) < expect or not one_size(throw, range(len(throw))):  # no dice are not one size
         return None
     size = float(np.median([c.size for c in throw]))
 
