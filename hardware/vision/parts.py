@@ -110,6 +110,6 @@ def piece_of_found(dice: Sequence[Candidate], values: Sequence[int], found: dict
         for c, p in found.items():
             if (c.score >= max(keep_score, d.score) and PIECE_OF[0] * d.size <= c.size <= PIECE_OF[1] * d.size
                     and over(c, d) and not any(over(c, o) for j, o in enumerate(dice) if j != i)
-                    and (bigger := int(np.argmax(p[1:7])) + 1) > v):
+                    and (bigger := pip_value(p)[0]) > v):
                 return i, bigger
     return None
