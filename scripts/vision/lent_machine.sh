@@ -6,7 +6,7 @@
 #   scripts/vision/lent_machine.sh prepare   # here: copy the training split to .lab/ (~50 MB)
 #   OUT=/some/dir MINUTES=5 scripts/vision/lent_machine.sh run   # there, with .lab carried
 #   OUT=/some/dir MINUTES=5 FROM_WIDE=.lab/wide.onnx scripts/vision/lent_machine.sh wide   # the face model
-#   OUT=/some/dir MINUTES=5 scripts/vision/lent_machine.sh more   # the shipped face model, trained on
+#   OUT=/some/dir MINUTES=5 [KEEP=1] scripts/vision/lent_machine.sh more   # the shipped face model, trained on
 #   OUT=/some/dir MINUTES=5 scripts/vision/lent_machine.sh finder   # centre models shown boards and steep dice
 #   (DEVICE=cpu SYNTH=200 OBLIQUE=200 MINUTES=0.2: a quick try of the script here)
 #
@@ -117,8 +117,11 @@ if [ "$1" = more ]; then
     # (half the cores each): the same shares, and a bigger share of dice seen at an angle
     # (the dice that stay unsure: steep views, light pips on a busy board). Models and logs
     # only in $OUT (at most 8 files come back).
+    # KEEP=1: both also keep the shipped model's right readings (train_faces.py --keep), so
+    # that what it reads now is not traded for what they learn
     W=("${WIDE[@]}" --width 2 --lr 3e-4 --from-onnx hardware/vision/models/die_faces.onnx
        --workers "${WORKERS:-7}")
+    [ -z "${KEEP:-}" ] || W+=(--keep hardware/vision/models/die_faces.onnx)
     # one seed for both: a pool is kept under its seed, so both load the one drawn here
     "$PY" "${WIDE[@]}" --seed 31 --workers 16 --pools-only
     pids=()

@@ -29,6 +29,8 @@ pips of their own below the top face) and --oblique-share takes that share of ea
 --off-centre and --size-spread set how far a crop may lie off its die and how much bigger
 or smaller it may be (synth_faces.OFF_CENTRE, SIZE_SPREAD), for every kind of crop (the
 pasted scenes' crops keep their own size spread, +-0.15).
+--keep X also teaches X's probabilities on the crops X reads as labelled (distillation),
+so a model trained on from X loses less of what X reads right.
 """
 
 from __future__ import annotations
@@ -406,6 +408,11 @@ def main():
                     help="a crop's size is its die's times up to exp(+-this)")
     ap.add_argument("--marks", type=float, default=0.0,
                     help="share of the procedural and oblique one faces drawn with a maker's mark")
+    ap.add_argument("--keep", metavar="ONNX",
+                    help="an export whose readings the net keeps where they are right: on each crop it reads as "
+                         "labelled, its probabilities are also learned (distillation), so a model trained on "
+                         "with new crops loses fewer of the dice it read before")
+    ap.add_argument("--keep-weight", type=float, default=1.0, help="weight of --keep's loss against the labels'")
     ap.add_argument("--no-held-out", dest="held_check", action="store_false",
                     help="do not read the held-out photos (a training machine given the training split only)")
     args = ap.parse_args()
@@ -467,6 +474,11 @@ def main():
         net = FaceNet(args.width or 1.0)
     device = torch.device(args.device)
     net.to(device)
+    keeper = None
+    if args.keep:
+        keeper = FaceNet(export_width(args.keep), folded=True).load_onnx(args.keep).to(device).eval()
+        for w in keeper.parameters():
+            w.requires_grad_(False)
     bs = args.batch
     per_epoch = args.per_epoch // bs
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
@@ -484,8 +496,15 @@ def main():
         going = True
         for n in range(1, per_epoch + 1):
             x, y = next(crops)
-            out = net(torch.as_tensor(x).to(device, non_blocking=True))
-            loss = F.cross_entropy(out, torch.as_tensor(y).to(device), label_smoothing=0.05)
+            xb, yb = torch.as_tensor(x).to(device, non_blocking=True), torch.as_tensor(y).to(device)
+            out = net(xb)
+            loss = F.cross_entropy(out, yb, label_smoothing=0.05)
+            if keeper is not None:
+                with torch.no_grad():
+                    t = F.softmax(keeper(xb), 1)
+                right = (t.argmax(1) == yb).float()  # what it read right is kept; its mistakes are not taught
+                kl = (t * (t.clamp_min(1e-8).log() - F.log_softmax(out, 1))).sum(1)
+                loss = loss + args.keep_weight * (kl * right).mean()
             opt.zero_grad(); loss.backward(); opt.step()
             going = sched.step() is not False
             tot += loss.item()
