@@ -30,7 +30,7 @@ pips of their own below the top face) and --oblique-share takes that share of ea
 or smaller it may be (synth_faces.OFF_CENTRE, SIZE_SPREAD), for every kind of crop (the
 pasted scenes' crops keep their own size spread, +-0.15).
 --keep X also teaches X's probabilities on the crops X reads as labelled (distillation),
-so a model trained on from X loses less of what X reads right.
+pulling a model trained on from X towards what X reads right.
 """
 
 from __future__ import annotations
@@ -410,8 +410,8 @@ def main():
                     help="share of the procedural and oblique one faces drawn with a maker's mark")
     ap.add_argument("--keep", metavar="ONNX",
                     help="an export whose readings the net keeps where they are right: on each crop it reads as "
-                         "labelled, its probabilities are also learned (distillation), so a model trained on "
-                         "with new crops loses fewer of the dice it read before")
+                         "labelled, its probabilities are also learned (distillation), pulling a model trained "
+                         "on with new crops towards the dice it read before")
     ap.add_argument("--keep-weight", type=float, default=1.0, help="weight of --keep's loss against the labels'")
     ap.add_argument("--no-held-out", dest="held_check", action="store_false",
                     help="do not read the held-out photos (a training machine given the training split only)")
