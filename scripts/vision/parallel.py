@@ -81,6 +81,15 @@ class TimedCycle:
         for group in self.opt.param_groups:
             group["lr"] = lr
 
+    def state_dict(self) -> dict:
+        """Where the cycle stands, for a checkpoint: the wall time spent in it."""
+        return {"elapsed": time.time() - self.start, "steps": self.steps}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Go on from a checkpoint's `state_dict`: the time spent then counts as spent."""
+        self.start, self.steps = time.time() - state["elapsed"], state["steps"]
+        self._set(min(1.0, self.fraction()))
+
     def step(self) -> bool:
         """Called after each optimiser step: the rate for the next one."""
         f = min(1.0, self.fraction())

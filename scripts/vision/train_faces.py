@@ -25,12 +25,13 @@ pips of their own below the top face) and --oblique-share takes that share of ea
 --oblique-real gives that share of the oblique dice a top face cut from a training photo;
 --oblique-boards shows a board's tile or token in that share of their "no die" crops;
 --oblique-common draws that share of them as the dice and tables most people play with.
---from-onnx with a --width that is a whole multiple of the export's widens it first (widened).
+--from-onnx with a --width above the export's widens it first (widened).
 --off-centre and --size-spread set how far a crop may lie off its die and how much bigger
 or smaller it may be (synth_faces.OFF_CENTRE, SIZE_SPREAD), for every kind of crop (the
 pasted scenes' crops keep their own size spread, +-0.15).
 --keep X also teaches X's probabilities on the crops X reads as labelled (distillation),
 pulling a model trained on from X towards what X reads right.
+--checkpoint FILE saves the run with every export and resumes it from FILE when there.
 """
 
 from __future__ import annotations
@@ -120,13 +121,18 @@ def export_width(path: str) -> float:
     return first.dims[0] / 16
 
 
-def widened(net: FaceNet, times: int, seed: int = 0) -> FaceNet:
+def widened(net: FaceNet, times: float, seed: int = 0) -> FaceNet:
     """A folded FaceNet `times` as wide that computes about what `net` does (net2net):
     each convolution's channels repeated, the next layer's weights over them divided among
     the copies, then every convolution weight jittered by 1% (fixed seed) so the copies
     can learn apart (outputs move by about 0.1%). Training a wider net from a trained one
     starts where it stands instead of from scratch. Widths must be multiples of 0.25
-    (export_width reads them back from the first layer's 16 x width channels)."""
+    (export_width reads them back from the first layer's 16 x width channels). A whole
+    multiple repeats every channel; another (1.5: width 2 to 3) keeps every channel once
+    and repeats some, drawn at random (fixed seed)."""
+    if times != int(times):
+        return _widened_by(net, times, seed)
+    times = int(times)
     old = [m for m in net.body.modules() if isinstance(m, nn.Conv2d)]
     width = old[0].out_channels / 16 * times
     wide = FaceNet(width, folded=True)
@@ -142,6 +148,37 @@ def widened(net: FaceNet, times: int, seed: int = 0) -> FaceNet:
         c, side = old[-1].out_channels, FACE_SIDE // 8
         fc1 = net.fc1.weight.reshape(net.fc1.out_features, c, side, side)
         wide.fc1.weight.copy_(torch.cat([fc1 / times] * times, 1).reshape(net.fc1.out_features, -1))
+        wide.fc1.bias.copy_(net.fc1.bias)
+        wide.fc2.load_state_dict(net.fc2.state_dict())
+    return wide
+
+
+def _widened_by(net: FaceNet, times: float, seed: int) -> FaceNet:
+    """widened for a multiple that is not whole: each layer's new channels are its old ones
+    and then copies of old ones drawn without bias (every old channel once before any twice);
+    the next layer's weights over a channel are divided by its number of copies."""
+    old = [m for m in net.body.modules() if isinstance(m, nn.Conv2d)]
+    wide = FaceNet(old[0].out_channels / 16 * times, folded=True)
+    new = [m for m in wide.body.modules() if isinstance(m, nn.Conv2d)]
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        picked = torch.arange(3)  # the picture's three channels, as they are
+        for o, n in zip(old, new):
+            assert n.out_channels >= o.out_channels, "a wider net only"
+            extra = n.out_channels - o.out_channels
+            draws = torch.cat([torch.randperm(o.out_channels, generator=g)
+                               for _ in range(-(-extra // o.out_channels))] + [torch.zeros(0, dtype=torch.long)])[:extra]
+            mine = torch.cat([torch.arange(o.out_channels), draws])
+            copies = torch.bincount(picked, minlength=o.in_channels).float()
+            w = o.weight[:, picked] / copies[picked][None, :, None, None]
+            w = w[mine]
+            n.weight.copy_(w * (1 + 0.01 * torch.randn(w.shape, generator=g)))
+            n.bias.copy_(o.bias[mine])
+            picked = mine
+        c, side = old[-1].out_channels, FACE_SIDE // 8
+        copies = torch.bincount(picked, minlength=c).float()
+        fc1 = net.fc1.weight.reshape(net.fc1.out_features, c, side, side)
+        wide.fc1.weight.copy_((fc1[:, picked] / copies[picked][None, :, None, None]).reshape(net.fc1.out_features, -1))
         wide.fc1.bias.copy_(net.fc1.bias)
         wide.fc2.load_state_dict(net.fc2.state_dict())
     return wide
@@ -413,6 +450,9 @@ def main():
                          "labelled, its probabilities are also learned (distillation), pulling a model trained "
                          "on with new crops towards the dice it read before")
     ap.add_argument("--keep-weight", type=float, default=1.0, help="weight of --keep's loss against the labels'")
+    ap.add_argument("--checkpoint", metavar="FILE",
+                    help="save the run here with every export, and go on from it when it is there (a run "
+                         "stopped or killed resumes; keep it outside the repository)")
     ap.add_argument("--no-held-out", dest="held_check", action="store_false",
                     help="do not read the held-out photos (a training machine given the training split only)")
     args = ap.parse_args()
@@ -467,9 +507,10 @@ def main():
         net = FaceNet(had, folded=True).load_onnx(args.from_onnx)
         if args.width is not None and args.width != had:  # --width 2 from a width-1 export: widened
             times = args.width / had
-            if times != int(times) or times < 1:
-                raise SystemExit(f"--width {args.width} is no whole multiple of the export's width {had}")
-            net = widened(net, int(times))
+            if times < 1 or args.width * 4 != int(args.width * 4):
+                raise SystemExit(f"--width {args.width} must be at least the export's width {had}, "
+                                 "in steps of 0.25")
+            net = widened(net, times)
     else:
         net = FaceNet(args.width or 1.0)
     device = torch.device(args.device)
@@ -489,9 +530,11 @@ def main():
                               oblique, args.oblique_share) for _ in range(bs)))
         return np.stack(xs), np.array(ys, np.int64)
 
-    crops = parallel.batches(batch, rng, args.workers, random.Random, args.seed)
+    first = resumed(args.checkpoint, net, opt, sched) if args.checkpoint else 0
+    crops = parallel.batches(batch, random.Random(args.seed + first) if first else rng, args.workers,
+                             random.Random, args.seed + first)
     t0 = time.time()
-    for epoch in itertools.count() if args.minutes else range(args.epochs):
+    for epoch in itertools.count(first) if args.minutes else range(first, args.epochs):
         tot = 0.0
         going = True
         for n in range(1, per_epoch + 1):
@@ -516,9 +559,32 @@ def main():
             if held:
                 msg += f" held-out crop acc {evaluate(net, held, random.Random(3)):.3f}"
             export(net, args.out)
+            if args.checkpoint:
+                save_checkpoint(args.checkpoint, net, opt, sched, epoch)
         print(msg, flush=True)
         if last:
             break
+
+
+def save_checkpoint(path: str, net, opt, sched, epoch: int) -> None:
+    """The run so far (weights, optimiser, learning-rate cycle, the epoch done), written
+    beside `path` and renamed over it, so a kill mid-write leaves the last one whole."""
+    tmp = f"{path}.tmp"
+    torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": epoch}, tmp)
+    Path(tmp).replace(path)
+
+
+def resumed(path: str, net, opt, sched) -> int:
+    """Load a checkpoint into the run when `path` holds one; the first epoch still to run
+    (0 for a new run). Crops are drawn from a stream seeded anew, not where it stood."""
+    if not Path(path).exists():
+        return 0
+    state = torch.load(path, map_location="cpu", weights_only=False)
+    net.load_state_dict(state["net"])
+    opt.load_state_dict(state["opt"])
+    sched.load_state_dict(state["sched"])
+    print(f"resumed from {path} after epoch {state['epoch']}", flush=True)
+    return state["epoch"] + 1
 
 
 def export(net, out):

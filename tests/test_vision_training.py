@@ -1,0 +1,89 @@
+"""The face model's training script: a trained net widened computes what it did, and a
+run's checkpoint brings back the weights, the optimiser and where the learning-rate cycle
+stood. Needs torch (the training extra), so it is skipped where only the companion is
+installed."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts" / "vision"))
+import parallel  # noqa: E402
+import train_faces  # noqa: E402
+
+
+def _trained(width: float) -> "train_faces.FaceNet":
+    """A folded net with weights of a trained net's scale (not an init's symmetric ones)."""
+    torch.manual_seed(3)
+    net = train_faces.FaceNet(width, folded=True)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.normal_(0, 0.15)
+    return net.eval()
+
+
+def _convs(net) -> list[int]:
+    return [m.out_channels for m in net.body.modules() if isinstance(m, torch.nn.Conv2d)]
+
+
+@pytest.mark.parametrize("width, times, widths", [(0.5, 2, [16, 16, 32, 32, 48, 48]),
+                                                  (0.5, 1.5, [12, 12, 24, 24, 36, 36]),
+                                                  (1.0, 1.25, [20, 20, 40, 40, 60, 60])])
+def test_a_widened_net_computes_what_it_did(width, times, widths):
+    net = _trained(width)
+    wide = train_faces.widened(net, times).eval()
+    assert _convs(wide) == widths
+    x = torch.randn(32, 3, train_faces.FACE_SIDE, train_faces.FACE_SIDE)
+    with torch.no_grad():
+        before, after = net(x), wide(x)
+    # the 1% jitter that lets the copies learn apart moves the logits a little, no more
+    assert torch.allclose(before, after, atol=0.05 * float(before.abs().max()))
+    assert not torch.equal(before, after)
+
+
+def test_widening_by_a_fraction_keeps_every_channel_once_before_any_twice():
+    net = _trained(1.0)  # 16, 32, 48
+    wide = train_faces.widened(net, 1.5)
+    first_old = next(m for m in net.body.modules() if isinstance(m, torch.nn.Conv2d)).bias.detach()
+    first_new = next(m for m in wide.body.modules() if isinstance(m, torch.nn.Conv2d)).bias.detach()
+    # the first layer's biases are copied as they are: the old ones in order, then 8 copies
+    assert torch.equal(first_new[:16], first_old)
+    extra = first_new[16:]
+    assert len({float(b) for b in extra}) == 8 and all(any(float(b) == float(o) for o in first_old) for b in extra)
+
+
+def test_a_checkpoint_brings_back_the_run(tmp_path):
+    net = train_faces.FaceNet(0.5)
+    opt = torch.optim.AdamW(net.parameters(), 1e-3)
+    cycle = parallel.schedule(opt, 1e-3, 10.0, 100)  # ten minutes of wall time
+    net(torch.randn(4, 3, train_faces.FACE_SIDE, train_faces.FACE_SIDE)).sum().backward()
+    opt.step()
+    cycle.step()
+    cycle.start -= 60  # a minute of the cycle spent
+    path = tmp_path / "run.ckpt"
+    train_faces.save_checkpoint(str(path), net, opt, cycle, epoch=7)
+    assert not (tmp_path / "run.ckpt.tmp").exists()
+
+    again = train_faces.FaceNet(0.5)
+    opt2 = torch.optim.AdamW(again.parameters(), 1e-3)
+    cycle2 = parallel.schedule(opt2, 1e-3, 10.0, 100)
+    assert train_faces.resumed(str(path), again, opt2, cycle2) == 8  # the epoch after the one saved
+    assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), again.state_dict().values()))
+    assert opt2.state_dict()["state"].keys() == opt.state_dict()["state"].keys()
+    assert 0.09 < cycle2.fraction() < 0.12  # a minute of ten spent, not started afresh
+    assert cycle2.steps == 1
+
+
+def test_no_checkpoint_is_a_new_run(tmp_path):
+    net = train_faces.FaceNet(0.5)
+    opt = torch.optim.AdamW(net.parameters(), 1e-3)
+    cycle = parallel.schedule(opt, 1e-3, 10.0, 100)
+    started = cycle.start
+    assert train_faces.resumed(str(tmp_path / "none.ckpt"), net, opt, cycle) == 0
+    assert cycle.start == started <= time.time()
