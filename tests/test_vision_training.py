@@ -67,13 +67,13 @@ def test_a_checkpoint_brings_back_the_run(tmp_path):
     cycle.step()
     cycle.start -= 60  # a minute of the cycle spent
     path = tmp_path / "run.ckpt"
-    train_faces.save_checkpoint(str(path), net, opt, cycle, epoch=7)
+    parallel.save_checkpoint(str(path), net, opt, cycle, epoch=7)
     assert not (tmp_path / "run.ckpt.tmp").exists()
 
     again = train_faces.FaceNet(0.5)
     opt2 = torch.optim.AdamW(again.parameters(), 1e-3)
     cycle2 = parallel.schedule(opt2, 1e-3, 10.0, 100)
-    assert train_faces.resumed(str(path), again, opt2, cycle2) == 8  # the epoch after the one saved
+    assert parallel.resumed(str(path), again, opt2, cycle2) == 8  # the epoch after the one saved
     assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), again.state_dict().values()))
     assert opt2.state_dict()["state"].keys() == opt.state_dict()["state"].keys()
     assert 0.09 < cycle2.fraction() < 0.12  # a minute of ten spent, not started afresh
@@ -85,5 +85,5 @@ def test_no_checkpoint_is_a_new_run(tmp_path):
     opt = torch.optim.AdamW(net.parameters(), 1e-3)
     cycle = parallel.schedule(opt, 1e-3, 10.0, 100)
     started = cycle.start
-    assert train_faces.resumed(str(tmp_path / "none.ckpt"), net, opt, cycle) == 0
+    assert parallel.resumed(str(tmp_path / "none.ckpt"), net, opt, cycle) == 0
     assert cycle.start == started <= time.time()

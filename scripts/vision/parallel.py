@@ -1,5 +1,6 @@
 """Training on many cores and a GPU: batches drawn by worker processes, pools drawn in
-parallel, and a learning-rate cycle over a time budget instead of a step count.
+parallel, a learning-rate cycle over a time budget instead of a step count, and a run's
+checkpoint to resume it from.
 
 With no workers, batches are drawn in this process from the given random stream, exactly as
 the training scripts drew them before these options (the shipped CPU recipes are unchanged).
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import os
 import time
 from typing import Callable, Iterator
 
@@ -138,3 +140,30 @@ def kept_pool(path, draw: Callable[[], list]):
         np.save(crops, np.stack([c for c, _ in pool]).astype(np.uint8))
         np.save(labels, np.array([label for _, label in pool], np.int64))
     return SavedPool(np.load(crops, mmap_mode="r"), np.load(labels))
+
+
+def save_checkpoint(path: str, net, opt, sched, epoch: int) -> None:
+    """The run so far (weights, optimiser, learning-rate cycle, the epoch done), written
+    beside `path` and renamed over it, so a kill mid-write leaves the last one whole."""
+    tmp = f"{path}.tmp"
+    torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": epoch}, tmp)
+    os.replace(tmp, path)
+
+
+def resumed(path: str, net, opt, sched, unit: str = "epoch") -> int:
+    """Load a checkpoint into the run when `path` holds one; the first epoch (or step:
+    `unit`) still to run, 0 for a new run. The training data is drawn from a stream seeded
+    anew, not from where the stopped run's stood."""
+    if not os.path.exists(path):
+        return 0
+    state = torch.load(path, map_location="cpu", weights_only=False)
+    steps = getattr(sched, "total_steps", None)  # OneCycleLR's: the cycle is --epochs long
+    if steps is not None and state["sched"].get("total_steps") != steps:
+        raise SystemExit(f"{path} is a run of {state['sched'].get('total_steps')} steps, this one of {steps}: "
+                         "go on with the length it was started with (--epochs and --per-epoch, or --steps), "
+                         "or start afresh with another --checkpoint")
+    net.load_state_dict(state["net"])
+    opt.load_state_dict(state["opt"])
+    sched.load_state_dict(state["sched"])
+    print(f"resumed from {path} after {unit} {state['epoch']}", flush=True)
+    return state["epoch"] + 1

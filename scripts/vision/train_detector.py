@@ -312,6 +312,9 @@ def main():
     ap.add_argument("--seed", type=int, default=7, help="the run's random seed (7: the shipped model)")
     ap.add_argument("--teachers", help="comma-separated CentreNet exports: also learn their averaged output "
                                        "(distillation), so one net reads as two would")
+    ap.add_argument("--checkpoint", metavar="FILE",
+                    help="save the run here with every export, and go on from it when it is there (keep it "
+                         "outside the repository)")
     ap.add_argument("--teach-weight", type=float, default=1.0, help="weight of the teachers' loss against the labels'")
     # a lent machine (a GPU, many cores): see parallel.py and docs/vision.md
     ap.add_argument("--device", default="cpu", help="torch device to train on (cuda on a GPU machine)")
@@ -382,9 +385,11 @@ def main():
     def streams(seed):  # a worker's four streams, apart from every other worker's
         return tuple(random.Random(seed * 16 + k) for k in (0, 8, 4, 6))
 
-    scenes = parallel.batches(batch, (rng, paste_rng, bands_rng, shadows_rng), args.workers, streams, args.seed)
+    first = parallel.resumed(args.checkpoint, net, opt, sched) if args.checkpoint else 0
+    scenes = parallel.batches(batch, streams(args.seed + first) if first else (rng, paste_rng, bands_rng, shadows_rng),
+                              args.workers, streams, args.seed + first)
     t0 = time.time()
-    for epoch in itertools.count() if args.minutes else range(args.epochs):
+    for epoch in itertools.count(first) if args.minutes else range(first, args.epochs):
         net.train()
         tot = 0.0
         going = True
@@ -403,6 +408,8 @@ def main():
         last = not going or (not args.minutes and epoch == args.epochs - 1)
         if epoch % 10 == 9 or last:
             export(net, args.out)
+            if args.checkpoint:
+                parallel.save_checkpoint(args.checkpoint, net, opt, sched, epoch)
         if last:
             break
 

@@ -530,7 +530,7 @@ def main():
                               oblique, args.oblique_share) for _ in range(bs)))
         return np.stack(xs), np.array(ys, np.int64)
 
-    first = resumed(args.checkpoint, net, opt, sched) if args.checkpoint else 0
+    first = parallel.resumed(args.checkpoint, net, opt, sched) if args.checkpoint else 0
     crops = parallel.batches(batch, random.Random(args.seed + first) if first else rng, args.workers,
                              random.Random, args.seed + first)
     t0 = time.time()
@@ -560,31 +560,10 @@ def main():
                 msg += f" held-out crop acc {evaluate(net, held, random.Random(3)):.3f}"
             export(net, args.out)
             if args.checkpoint:
-                save_checkpoint(args.checkpoint, net, opt, sched, epoch)
+                parallel.save_checkpoint(args.checkpoint, net, opt, sched, epoch)
         print(msg, flush=True)
         if last:
             break
-
-
-def save_checkpoint(path: str, net, opt, sched, epoch: int) -> None:
-    """The run so far (weights, optimiser, learning-rate cycle, the epoch done), written
-    beside `path` and renamed over it, so a kill mid-write leaves the last one whole."""
-    tmp = f"{path}.tmp"
-    torch.save({"net": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": epoch}, tmp)
-    Path(tmp).replace(path)
-
-
-def resumed(path: str, net, opt, sched) -> int:
-    """Load a checkpoint into the run when `path` holds one; the first epoch still to run
-    (0 for a new run). Crops are drawn from a stream seeded anew, not where it stood."""
-    if not Path(path).exists():
-        return 0
-    state = torch.load(path, map_location="cpu", weights_only=False)
-    net.load_state_dict(state["net"])
-    opt.load_state_dict(state["opt"])
-    sched.load_state_dict(state["sched"])
-    print(f"resumed from {path} after epoch {state['epoch']}", flush=True)
-    return state["epoch"] + 1
 
 
 def export(net, out):

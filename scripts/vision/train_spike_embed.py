@@ -45,6 +45,7 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import glyphs  # noqa: E402
+import parallel  # noqa: E402
 from hardware.vision.faces import standardise_crop  # noqa: E402  (exactly as spike.py reads)
 
 SIDE = 32  # must match hardware/vision/spike.py SIDE
@@ -210,6 +211,9 @@ def main():
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--from-onnx", help="go on training this export (folded; use a lower --lr)")
     ap.add_argument("--cubes", type=float, default=0.0, help="share of photos drawn as 3-D cubes, sides showing the die's other glyphs")
+    ap.add_argument("--checkpoint", metavar="FILE",
+                    help="save the run here with every export, and go on from it when it is there (keep it "
+                         "outside the repository)")
     ap.add_argument("--refresh", type=int, default=2, help="replace one pooled group every this many steps")
     args = ap.parse_args()
     global CUBES
@@ -231,10 +235,13 @@ def main():
         print(f"from {args.from_onnx}: " + scores(), flush=True)
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=args.steps, pct_start=0.1)
+    first = (parallel.resumed(args.checkpoint, net, opt, sched, "step") if args.checkpoint else 0) or 1  # a step
+    if first > 1:  # the glyphs are drawn anew, from a stream of the step resumed at
+        rng = random.Random(23 + first)
     t0, tot = time.time(), 0.0
     pool = Pool(rng)
     print(f"pool rendered {time.time() - t0:.0f}s", flush=True)
-    for step in range(1, args.steps + 1):
+    for step in range(first, args.steps + 1):
         if step % args.refresh == 0:
             pool.refresh()
         x, y = pool.batch()
@@ -250,6 +257,8 @@ def main():
             if step % 300 == 0 or step == args.steps:
                 msg += " " + scores()
                 export(net, args.out)
+                if args.checkpoint:
+                    parallel.save_checkpoint(args.checkpoint, net, opt, sched, step)
             print(msg, flush=True)
     export(net, args.out)
 
