@@ -128,50 +128,22 @@ def widened(net: FaceNet, times: float, seed: int = 0) -> FaceNet:
     can learn apart (outputs move by about 0.1%). Training a wider net from a trained one
     starts where it stands instead of from scratch. Widths must be multiples of 0.25
     (export_width reads them back from the first layer's 16 x width channels). A whole
-    multiple repeats every channel; another (1.5: width 2 to 3) keeps every channel once
-    and repeats some, drawn at random (fixed seed)."""
-    if times != int(times):
-        return _widened_by(net, times, seed)
-    times = int(times)
-    old = [m for m in net.body.modules() if isinstance(m, nn.Conv2d)]
-    width = old[0].out_channels / 16 * times
-    wide = FaceNet(width, folded=True)
-    new = [m for m in wide.body.modules() if isinstance(m, nn.Conv2d)]
-    g = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for k, (o, n) in enumerate(zip(old, new)):
-            assert n.out_channels == times * o.out_channels, "widths must be whole multiples"
-            w = o.weight if k == 0 else torch.cat([o.weight / times] * times, 1)
-            w = torch.cat([w] * times, 0)
-            n.weight.copy_(w * (1 + 0.01 * torch.randn(w.shape, generator=g)))
-            n.bias.copy_(torch.cat([o.bias] * times, 0))
-        c, side = old[-1].out_channels, FACE_SIDE // 8
-        fc1 = net.fc1.weight.reshape(net.fc1.out_features, c, side, side)
-        wide.fc1.weight.copy_(torch.cat([fc1 / times] * times, 1).reshape(net.fc1.out_features, -1))
-        wide.fc1.bias.copy_(net.fc1.bias)
-        wide.fc2.load_state_dict(net.fc2.state_dict())
-    return wide
-
-
-def _widened_by(net: FaceNet, times: float, seed: int) -> FaceNet:
-    """widened for a multiple that is not whole: each layer's new channels are its old ones
-    and then copies of old ones drawn without bias (every old channel once before any twice);
-    the next layer's weights over a channel are divided by its number of copies."""
+    multiple repeats every channel that many times; what is left of another (1.5: width 2
+    to 3) is copies of channels drawn at random (fixed seed), none twice."""
     old = [m for m in net.body.modules() if isinstance(m, nn.Conv2d)]
     wide = FaceNet(old[0].out_channels / 16 * times, folded=True)
     new = [m for m in wide.body.modules() if isinstance(m, nn.Conv2d)]
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
-        picked = torch.arange(3)  # the picture's three channels, as they are
+        picked = torch.arange(3)  # the channels each layer reads: first the picture's three
         for o, n in zip(old, new):
             assert n.out_channels >= o.out_channels, "a wider net only"
-            extra = n.out_channels - o.out_channels
-            draws = torch.cat([torch.randperm(o.out_channels, generator=g)
-                               for _ in range(-(-extra // o.out_channels))] + [torch.zeros(0, dtype=torch.long)])[:extra]
-            mine = torch.cat([torch.arange(o.out_channels), draws])
+            whole, part = divmod(n.out_channels, o.out_channels)
+            mine = torch.arange(o.out_channels).repeat(whole)
+            if part:
+                mine = torch.cat([mine, torch.randperm(o.out_channels, generator=g)[:part]])
             copies = torch.bincount(picked, minlength=o.in_channels).float()
-            w = o.weight[:, picked] / copies[picked][None, :, None, None]
-            w = w[mine]
+            w = (o.weight[:, picked] / copies[picked][None, :, None, None])[mine]
             n.weight.copy_(w * (1 + 0.01 * torch.randn(w.shape, generator=g)))
             n.bias.copy_(o.bias[mine])
             picked = mine
