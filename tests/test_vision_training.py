@@ -1,7 +1,7 @@
-"""The face model's training script: a trained net widened computes what it did, and a
-run's checkpoint brings back the weights, the optimiser and where the learning-rate cycle
-stood. Needs torch (the training extra), so it is skipped where only the companion is
-installed."""
+"""The face model's training script: a trained net widened computes what it did, a run's
+checkpoint brings back the weights, the optimiser and where the learning-rate cycle stood,
+and crops are smeared (--motion) only when asked. Needs torch (the training extra), so it
+is skipped where only the companion is installed."""
 
 from __future__ import annotations
 
@@ -87,3 +87,23 @@ def test_no_checkpoint_is_a_new_run(tmp_path):
     started = cycle.start
     assert parallel.resumed(str(tmp_path / "none.ckpt"), net, opt, cycle) == 0
     assert cycle.start == started <= time.time()
+
+
+def test_crops_are_smeared_only_when_asked_and_keep_their_light(monkeypatch):
+    import random
+
+    import numpy as np
+
+    crop = np.zeros((48, 48, 3), np.float32)
+    crop[24, 24] = 255.0  # one bright dot
+    monkeypatch.setattr(train_faces, "MOTION", 0.0)
+    rng = random.Random(1)
+    assert train_faces.smeared(crop, rng) is crop
+    assert rng.random() == random.Random(1).random()  # no draw: runs without --motion draw as before
+    monkeypatch.setattr(train_faces, "MOTION", 1.0)
+    smear = train_faces.smeared(crop, random.Random(2))
+    lit = np.argwhere(smear[..., 0] > 1.0)
+    assert len(lit) >= 3  # the dot drawn out into a streak
+    assert abs(float(smear[..., 0].sum()) - 255.0) < 1.0  # as much light as before
+    spread = lit.max(0) - lit.min(0)
+    assert spread.max() <= 10  # at most 10 crop pixels long
