@@ -5,10 +5,12 @@ is skipped where only the companion is installed."""
 
 from __future__ import annotations
 
+import random
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -90,10 +92,6 @@ def test_no_checkpoint_is_a_new_run(tmp_path):
 
 
 def test_crops_are_smeared_only_when_asked_and_keep_their_light(monkeypatch):
-    import random
-
-    import numpy as np
-
     crop = np.zeros((48, 48, 3), np.float32)
     crop[24, 24] = 255.0  # one bright dot
     monkeypatch.setattr(train_faces, "MOTION", 0.0)
