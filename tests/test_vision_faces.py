@@ -51,7 +51,8 @@ def test_unsure_dice_get_every_extra_view_and_stay_a_distribution(monkeypatch):
     first = faces.face_probabilities(frame, candidates, second_look=0.0)
     runs = counting_runs(monkeypatch)
     again = faces.face_probabilities(frame, candidates, second_look=1.01)  # nobody is that sure
-    assert first_model(runs) == [len(candidates), len(candidates) * len(faces.LOOKS)]
+    leaning_dice = int((first.argmax(1) != faces.NOT_A_DIE).sum())
+    assert first_model(runs) == [len(candidates), 3 * leaning_dice, len(candidates) * len(faces.LOOKS)]
     assert np.allclose(again.sum(1), 1.0, atol=1e-4)
     assert not np.allclose(again, first)  # the other views changed the beliefs
     # a die read with near certainty in one view is still read the same after averaging
@@ -183,6 +184,8 @@ def test_the_second_look_goes_to_the_likeliest_dice_only(monkeypatch):
         batches.append(len(blob))
         if len(batches) == 1:
             return rows.copy()
+        if len(batches) == 2:  # the agreeing views of those leaning to a die: they disagree
+            return np.tile(np.eye(8)[3], (len(blob), 1))
         out = np.zeros((len(blob), 8))
         out[:, faces.NOT_A_DIE] = 1.0
         return out
@@ -190,6 +193,40 @@ def test_the_second_look_goes_to_the_likeliest_dice_only(monkeypatch):
     monkeypatch.setattr(faces, "probabilities", probabilities)
     candidates = [Candidate(20 + 10 * i, 200, 30, 0.9) for i in range(n)]
     p = faces.face_probabilities(np.zeros((400, 800, 3), np.uint8), candidates)
-    assert batches == [n, faces.SECOND_LOOKS * len(faces.LOOKS)]
+    leaning = int((rows.argmax(1) != faces.NOT_A_DIE).sum())
+    assert batches == [n, 3 * leaning, faces.SECOND_LOOKS * len(faces.LOOKS)]
     looked = np.flatnonzero(~np.isclose(p[:, faces.NOT_A_DIE], no_die))
     assert list(looked) == list(range(n - faces.SECOND_LOOKS, n))
+
+
+def test_an_unsure_die_takes_its_surest_view_only_when_every_view_names_its_face(monkeypatch):
+    def row(best, p):
+        r = np.full(8, (1 - p) / 7)
+        r[best] = p
+        return r
+
+    p = np.array([row(5, 0.6), row(5, 0.6), row(5, 0.6), row(5, 0.97), row(faces.NOT_A_DIE, 0.6)])
+    blob = np.random.default_rng(1).normal(size=(5, 3, 8, 8)).astype(np.float32)
+    views = {  # what each view of the three unsure dice reads: (negated, mirrored, both)
+        0: (row(5, 0.7), row(5, 0.95), row(5, 0.9)),  # all fives, two sure: the 0.9 stands
+        1: (row(5, 0.99), row(6, 0.9), row(5, 0.9)),  # the mirror reads a six: doubt kept
+        2: (row(5, 0.99), row(5, 0.7), row(5, 0.8)),  # one sure view alone: doubt kept
+    }
+    seen = []
+
+    def probabilities(b, sure):
+        seen.append(b)
+        return np.array([views[i][k] for k in range(3) for i in (0, 1, 2)])
+
+    monkeypatch.setattr(faces, "probabilities", probabilities)
+    out = faces.agreeing_views(blob, p, 0.85)
+    assert np.array_equal(out[0], row(5, 0.9))
+    assert np.array_equal(out[1:], p[1:])  # disagreeing, one sure view, sure, leaning to no die: as they were
+    [b] = seen  # one batch: the three unsure dice's views, negated, mirrored, both
+    assert np.array_equal(b, np.concatenate([-blob[:3], blob[:3, ..., ::-1], -blob[:3, ..., ::-1]]))
+    assert np.array_equal(p[0], row(5, 0.6))  # the reading given is not changed in place
+
+
+def test_a_standardised_crop_inverted_is_the_crop_negated():
+    crop = np.random.default_rng(2).integers(0, 256, (48, 48, 3), np.uint8)
+    assert np.allclose(faces.standardise_crop(255 - crop), -faces.standardise_crop(crop), atol=1e-5)

@@ -136,12 +136,37 @@ def probabilities(blob: np.ndarray, sure: float) -> np.ndarray:
     return p
 
 
+def agreeing_views(blob: np.ndarray, p: np.ndarray, sure: float) -> np.ndarray:
+    """`p` (the settled reading of `blob`), except for a die the models are unsure of
+    (best class under `sure`, and not NOT_A_DIE) whose crop, mirrored, with its light
+    inverted, and both, reads as the same class in all four, and two of the four at
+    `sure` or more: there the second surest stands. One view's glare or pixel grid keeps
+    a face under `sure` that another reads surely; a die that any view reads otherwise
+    keeps its doubt, and one sure view alone misreads too often to pass. The model was
+    taught light dice with dark pips and dark dice with light ones, so the inverted crop
+    is a die it knows; a standardised crop inverted is the crop negated."""
+    unsure = np.flatnonzero((p.max(1) < sure) & (p.argmax(1) != NOT_A_DIE))
+    if not unsure.size:
+        return p
+    b = blob[unsure]
+    mirrored = b[..., ::-1]
+    views = np.ascontiguousarray(np.concatenate([-b, mirrored, -mirrored]))
+    stack = np.concatenate([p[unsure][None], probabilities(views, sure).reshape(3, len(unsure), -1)])
+    classes = stack.argmax(2)
+    second = stack[np.argsort(-stack.max(2), 0, kind="stable")[1], np.arange(len(unsure))]
+    agreed = (classes == classes[0]).all(0) & (second.max(1) >= sure)
+    p = p.copy()
+    p[unsure[agreed]] = second[agreed]
+    return p
+
+
 def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],
                        second_look: float = SECOND_LOOK) -> np.ndarray:
     """(N, 8) class probabilities, one row per candidate, as the two face models settle
-    them (`settle`, with `second_look` as where the first is unsure).
+    them (`settle`, with `second_look` as where the first is unsure), a die they doubt
+    settled by its crop's other views where those agree (`agreeing_views`).
 
-    A die the models are unsure of (no class above `second_look`) is looked at again,
+    A die still unsure (no class above `second_look`) is looked at again,
     mirrored, turned a little and a little larger and smaller, and
     the views' probabilities are averaged: one view's unlucky glare or pixel grid
     matters less, and views that disagree keep the confidence low. At most SECOND_LOOKS
@@ -151,7 +176,7 @@ def face_probabilities(frame: np.ndarray, candidates: Sequence[Candidate],
     if not candidates:
         return np.zeros((0, 8), np.float32)
     blob = standardise_crops([cut(frame, c.cx, c.cy, CROP_FACTOR * c.size) for c in candidates])
-    p = probabilities(blob, second_look)
+    p = agreeing_views(blob, probabilities(blob, second_look), second_look)
     unsure = [i for i in range(len(candidates)) if p[i].max() < second_look]
     if len(unsure) > SECOND_LOOKS:
         unsure = sorted(sorted(unsure, key=lambda i: p[i][NOT_A_DIE])[:SECOND_LOOKS])
