@@ -199,7 +199,7 @@ def test_the_second_look_goes_to_the_likeliest_dice_only(monkeypatch):
     assert list(looked) == list(range(n - faces.SECOND_LOOKS, n))
 
 
-def test_an_unsure_die_takes_its_surest_view_only_when_every_view_names_its_face(monkeypatch):
+def test_an_unsure_die_is_settled_by_its_views_only_when_all_name_its_face_and_two_are_sure(monkeypatch):
     def row(best, p):
         r = np.full(8, (1 - p) / 7)
         r[best] = p
