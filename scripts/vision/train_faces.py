@@ -33,7 +33,7 @@ pasted scenes' crops keep their own size spread, +-0.15).
 pulling a model trained on from X towards what X reads right.
 --checkpoint FILE saves the run with every export and resumes it from FILE when there.
 --motion SHARE smears that share of the crops along a line (a die still moving, a phone's
-shake); off by default (tried from the shipped model and not kept: docs/decisions.md).
+shake); off by default (docs/decisions.md).
 """
 
 from __future__ import annotations
