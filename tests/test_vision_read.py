@@ -752,11 +752,12 @@ def test_a_candidate_under_the_centre_cut_off_is_not_read_again_at_the_throw_s_s
 def test_a_chance_cube_boxed_with_its_neighbour_is_read_at_the_throw_s_size(monkeypatch):
     """Three chance cubes in play: two reds read surely, and a blue one whose box is twice a
     die and lies half over the red cube touching it, so its middle is half red and half
-    blue. Read again at the throw's size, its middle is the blue face."""
+    blue. Read again at the throw's size, its middle is the blue face. (The blue cube lies
+    in the middle of the picture across, where a die shows no sides.)"""
     from hardware.vision import reader
     from hardware.vision.detect import Candidate
 
-    frame = np.full((400, 400, 3), 90, np.uint8)
+    frame = np.full((400, 630, 3), 90, np.uint8)
     for x, y, bgr in ((100, 100, (40, 40, 200)), (300, 200, (200, 60, 40)), (340, 200, (40, 40, 200))):
         frame[y - 20:y + 20, x - 20:x + 20] = bgr
     red, wide = Candidate(100, 100, 40, 0.9), Candidate(315, 200, 80, 0.7)
@@ -827,6 +828,52 @@ def test_a_die_read_surely_holding_its_own_pips_read_as_ones_stays(monkeypatch, 
     _a_table_of(monkeypatch, table)
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "pips", expect=2)
     assert tuple(sorted(reading.values)) == values and reading.flagged == flagged, reading.reason
+
+
+@pytest.mark.parametrize("second, found", [
+    (_p(none=0.02, blank=0.84, one=0.05, two=0.05, three=0.04), 3),  # a die, not sure how many pips
+    (_p(none=0.02, one=0.55, blank=0.43), 2),  # read best as a one: a mark of the big box
+])
+def test_touching_chance_cubes_boxed_together_stay_when_the_face_model_is_sure_they_are_dice(
+        monkeypatch, second, found):
+    """Three chance cubes in play, two of them touching and boxed together as well, that box
+    read surely as a die without pips. Each of the two is surely a die (P(die) 0.98) read
+    best as one without pips, the second at 0.84, its belief divided among a few pips: a
+    die without pips has none to be taken for dice, so they are the two dice, and the big
+    box goes. Read best as a one, the second is a mark of the big box: two are found."""
+    from hardware.vision import values
+
+    _a_table_of(monkeypatch, {
+        Candidate(100, 100, 40, 0.9): _p(none=0.01, blank=0.99),
+        Candidate(300, 300, 70, 0.5): _p(none=0.05, blank=0.95),  # the two boxed together
+        Candidate(285, 310, 40, 0.6): _p(none=0.01, blank=0.97, one=0.02),
+        Candidate(315, 290, 40, 0.7): second,
+    })
+    monkeypatch.setattr(values.chance, "throw_colours", lambda frame, dice, least: [("red", 0.99) for _ in dice])
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "chance", expect=3)
+    assert len(reading.dice) == found and reading.flagged == (found != 3), reading.reason
+
+
+@pytest.mark.parametrize("third, found", [(0.97, 3), (0.7, 5)])
+def test_on_a_chance_table_squares_of_a_cloth_not_surely_dice_without_pips_go(monkeypatch, third, found):
+    """Three chance cubes in play on a checked cloth; the finder also takes two of its
+    squares for dice, which the face model reads as dice but divides among a few pips and
+    none. With the three dice read surely as dice without pips, the squares go. With only
+    two so read, nothing says which three are the dice: all five stay, and the reading is
+    held."""
+    from hardware.vision import values
+
+    square = _p(none=0.1, one=0.3, two=0.2, blank=0.4)
+    _a_table_of(monkeypatch, {
+        Candidate(100, 100, 40, 0.9): _p(none=0.01, blank=0.99),
+        Candidate(200, 100, 40, 0.9): _p(none=0.01, blank=0.98),
+        Candidate(300, 100, 40, 0.8): _p(none=0.03, blank=third, one=0.97 - third),
+        Candidate(100, 300, 38, 0.6): square,
+        Candidate(300, 300, 38, 0.5): square,
+    })
+    monkeypatch.setattr(values.chance, "throw_colours", lambda frame, dice, least: [("blue", 0.95) for _ in dice])
+    reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "chance", expect=3)
+    assert len(reading.dice) == found and reading.flagged == (found != 3), reading.reason
 
 
 def test_a_die_read_surely_inside_a_board_s_unsure_box_stays_when_the_throw_has_its_size(monkeypatch):

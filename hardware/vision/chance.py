@@ -9,6 +9,10 @@ A dark pixel's ratio is mostly noise (red 32 against blue 27 is "clearly" red by
 so a pixel's vote also needs red and blue DARK_FROM grey levels apart, whole from
 DARK_FULL: a near-black face or a dark blotch on the cloth is then unsure, not read.
 
+The middle is taken about the die's top face, not its box: a camera looking down sees
+the sides of a die that face the middle of the picture, so a die's box (its top and those
+sides) is centred nearer the middle than its top face (top_face).
+
 The camera's white balance is trusted first (the Pi camera's is locked after warm-up).
 What a cast does is read from the throw (throw_colours): the dice of one throw lie under
 one light, so a cast moves all of their colours one way, and a throw of both colours
@@ -18,6 +22,7 @@ with the light's colour estimated from the picture's edges and taken out (light_
 
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import cv2
@@ -26,6 +31,9 @@ import numpy as np
 from hardware.vision.detect import Candidate, shrink
 
 MIDDLE = 0.25  # half-width of the square looked at, in die sizes
+# A typical Raspberry Pi camera's field of view across the picture's long side, in degrees
+# (the v1 module 54, v2 62, v3 66): it sets how far from its box a die's top face lies.
+FIELD_OF_VIEW = 60.0
 CLEAR = 0.03  # (red - blue) / (red + blue) from which a pixel starts to vote ...
 SURE = 0.13  # ... and at which its vote is whole
 SCALE = 2.0  # confidence = SCALE x (share of votes for - share against), at most 1
@@ -56,10 +64,24 @@ TABLE_EDGES = 8.0
 OFF_LIGHTS = 0.4
 
 
+def top_face(die: Candidate, shape: tuple[int, ...]) -> Candidate:
+    """`die` centred on its top face. Seen from straight above, a die x pixels across from
+    the middle of the picture (and y down) shows its sides facing the middle, x / focal
+    length (and y / focal length) times its top face's size wide (the focal length in
+    pixels, from FIELD_OF_VIEW). Its box takes them in: it is the top face's size times
+    1 + the larger of those, and centred half their width nearer the middle."""
+    h, w = shape[:2]
+    focal = max(h, w) / (2 * math.tan(math.radians(FIELD_OF_VIEW) / 2))
+    x, y = die.cx - w / 2, die.cy - h / 2
+    top = die.size / (1 + max(abs(x), abs(y)) / focal)
+    return Candidate(die.cx + x * top / 2 / focal, die.cy + y * top / 2 / focal, die.size, die.score)
+
+
 def _middle(frame: np.ndarray, die: Candidate, gains: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Each pixel of the die's middle: (red - blue) / (red + blue), and how much its vote
-    counts; with `gains` (B, G, R), the pixels are multiplied by them first."""
-    patch = die.middle(frame, MIDDLE, least=2).reshape(-1, 3).astype(np.float32)
+    """Each pixel of the die's middle (about its top face): (red - blue) / (red + blue),
+    and how much its vote counts; with `gains` (B, G, R), the pixels are multiplied by them
+    first."""
+    patch = top_face(die, frame.shape).middle(frame, MIDDLE, least=2).reshape(-1, 3).astype(np.float32)
     if gains is not None:
         patch = patch * gains
     blue, red = patch[:, 0], patch[:, 2]

@@ -23,7 +23,7 @@ from hardware.vision.spike import NEAR_SURE, SpikeProfile, SpikeProfileError, li
 from hardware.vision.throw import (PART_DIE, SMALLER, apart, at_place, beside, left_weak, missed_at_size,
                                    off_table, one_size, p_die, reads_pips, sure_die, surely_read,
                                    surest_throw, unnested, without_misfits, without_odd_sizes, without_parts,
-                                   without_smaller_doubts, without_strangers, without_strays)
+                                   without_smaller_doubts, without_strangers, without_strays, without_unsure_cubes)
 from hardware.vision.values import face_level, pip_confidence, pip_value, read_values
 from hardware.vision.whole import read_whole
 
@@ -148,7 +148,8 @@ def _grown(frame, cands, read: dict, look: Look, second_look: float, pips: bool 
 def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     """A look's dice after the count's culls: (dice, face probabilities, values,
     confidences). When more are found than the count, parts of a die, misfits, strays, things
-    of another size, smaller doubts and things unlike every taught spike face go (see each);
+    of another size, smaller doubts, things on a chance table not surely a die without pips
+    and things unlike every taught spike face go (see each);
     the values are read only when the culls need them, else None (read once, for the look
     that is taken: a spike die's match is not cheap)."""
     if expect is None or len(kept) <= expect:
@@ -166,6 +167,8 @@ def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     if len(kept) > expect:
         kept, probs, values, confidences = without_smaller_doubts(kept, probs, values, confidences, expect,
                                                                   min_confidence)
+    if len(kept) > expect and dice == "chance":
+        kept, probs, values, confidences = without_unsure_cubes(kept, probs, values, confidences, expect)
     if len(kept) > expect and dice == "spike":
         kept, probs, values, confidences = without_strangers(kept, probs, values, confidences, expect, min_confidence,
                                                              lambda: likeness(frame, kept, profile), NEAR_SURE)

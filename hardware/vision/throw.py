@@ -245,10 +245,14 @@ def apart(c: Candidate, dice: Sequence[Candidate], size: float) -> bool:
 def unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candidate]:
     """Candidates with no one inside another. A big one holding two or more that the face
     model reads surely as dice is several dice (or a tray, a board) taken for one: the small
-    ones stay. So does one die read surely in a big one whose best reading is no die or a
-    die without pips (a board's tile around a die on it); one read surely as two pips or
-    more in a big one read as a one (a tile, its round number token) stays with the big
-    one, for the count to weigh. A big one read surely as a die of k pips holding at most k
+    ones stay. A die without pips (a chance cube, a symbol die) has no pips to be taken
+    for dice: in a big one read as a die without pips, one it holds that the face model is
+    sure is a die and reads as a die without pips counts as read surely, however its
+    belief divides between no pips and a few (touching chance cubes boxed together). So
+    does one die read surely in a big one whose best reading is no die or a die without
+    pips (a board's tile around a die on it); one read surely as two pips or more in a big
+    one read as a one (a tile, its round number token) stays with the big one, for the
+    count to weigh. A big one read surely as a die of k pips holding at most k
     read surely as ones holds its pips (a two's two pips must not stand for two dice). One
     read surely held in a big one read unsurely stays when the throw has its twin
     (`throw.has_twin`: a die on a board's tile the finder boxed whole). Else
@@ -261,7 +265,8 @@ def unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candid
         held = [c for c in cands if c not in dropped and c is not big and inside(c, big)]
         if not held:
             continue
-        sure = [c for c in held if sure_die(read[c])]
+        sure = [c for c in held if sure_die(read[c]) or reads_as(read[big], OTHER_DIE)
+                and reads_as(read[c], OTHER_DIE) and p_die(read[c]) >= SURE_DIE]
         if reads_as(read[big], 1) and any(reads_as(read[c], *range(2, 7)) for c in sure):
             continue  # a pip never reads as more than one
         if (sure_die(read[big]) and reads_pips(read[big]) and all(reads_as(read[c], 1) for c in sure)
@@ -318,6 +323,17 @@ def left_weak(settled: Sequence[Candidate], found: Sequence[Candidate], keep_sco
     unsure of (under the usual cut-off, `keep_score`): one found only under a lowered
     cut-off is too weak to stand alone for the count."""
     return len(settled) < len(found) and min((c.score for c in settled), default=1.0) < keep_score
+
+
+def without_unsure_cubes(kept, probs, values, confidences, expect: int):
+    """On a chance table, when more dice are found than are in play and exactly that many
+    (and of one size) are read surely as dice without pips (the face model's class for
+    them at SURE_DIE or more), the rest go: a chance cube shows no pips, and a patterned
+    cloth's squares found as dice are never that sure of it."""
+    sure = [i for i in range(len(kept)) if float(probs[i][OTHER_DIE]) >= SURE_DIE]
+    if len(sure) != expect or not one_size(kept, sure):
+        return kept, probs, values, confidences
+    return _only(sure, kept, probs, values, confidences)
 
 
 def without_strangers(kept, probs, values, confidences, expect: int, min_confidence: float,
