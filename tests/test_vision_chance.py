@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import cv2
 import numpy as np
 import pytest
 
-from hardware.vision.chance import FIELD_OF_VIEW, light_gains, red_or_blue, throw_colours, top_face
-from hardware.vision.detect import Candidate
+import pinhole
+from hardware.vision.chance import light_gains, red_or_blue, throw_colours
+from hardware.vision.detect import Candidate, top_face
 
 DIE = Candidate(cx=50, cy=50, size=40, score=1.0)
 
@@ -224,35 +224,21 @@ def test_a_sure_die_the_light_taken_out_leaves_unsure_holds_the_throw():
     assert read[2][0] == "red" and read[2][1] < 0.8
 
 
-def _pinhole_die(x_mm: float, y_mm: float, side_mm: float = 16.0, height_mm: float = 400.0,
-                 shape=(960, 1280)) -> tuple[Candidate, tuple[float, float]]:
-    """A cube seen straight down through a pinhole with FIELD_OF_VIEW across the picture's
-    long side, `height_mm` above the table, its middle (x_mm, y_mm) off the camera's axis:
-    its box as the finder gives one (square, taking in its sides) and its top face's centre."""
-    h, w = shape
-    focal = w / (2 * math.tan(math.radians(FIELD_OF_VIEW) / 2))
-    corners = [(focal * (x_mm + dx) / (height_mm - z) + w / 2, focal * (y_mm + dy) / (height_mm - z) + h / 2)
-               for dx, dy, z in itertools.product((-side_mm / 2, side_mm / 2), (-side_mm / 2, side_mm / 2),
-                                                  (0, side_mm))]
-    xs, ys = zip(*corners)
-    box = Candidate((min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2, max(max(xs) - min(xs), max(ys) - min(ys)), 1.0)
-    return box, (focal * x_mm / (height_mm - side_mm) + w / 2, focal * y_mm / (height_mm - side_mm) + h / 2)
-
-
 @pytest.mark.parametrize("x_mm, y_mm", [(190, 140), (-190, 60), (100, -150), (60, 20), (0, 0)])
 def test_the_middle_is_taken_about_the_top_face_not_the_box(x_mm, y_mm):
     # a die near the picture's corner shows two sides: its box's centre lies 13 px (a fifth
     # of it) nearer the middle than its top face's; near the middle, 3 px
-    box, (tx, ty) = _pinhole_die(x_mm, y_mm)
+    box, (tx, ty) = pinhole.die(x_mm, y_mm)
     top = top_face(box, (960, 1280, 3))
     assert math.hypot(top.cx - tx, top.cy - ty) < 1.0
+    assert abs(top.size - pinhole.focal() * 16 / (400 - 16)) < 1.0  # the top face's own size
 
 
 def test_a_blue_top_with_red_sides_far_out_is_read_blue():
     # the die at the corner, its sides toward the middle red and its box a tenth of it
     # nearer the middle still (the finder's box errs so): at the box's centre the middle
     # is a third red side, about the top face it is the blue top
-    box, (tx, ty) = _pinhole_die(190, 140)
+    box, (tx, ty) = pinhole.die(190, 140)
     frame = np.full((960, 1280, 3), 120, np.uint8)
     frame[int(box.cy - box.size / 2):int(ty + 23), int(box.cx - box.size / 2):int(tx + 23)] = RED
     frame[int(ty - 23):int(ty + 23), int(tx - 23):int(tx + 23)] = BLUE

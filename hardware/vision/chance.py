@@ -11,7 +11,8 @@ DARK_FULL: a near-black face or a dark blotch on the cloth is then unsure, not r
 
 The middle is taken about the die's top face, not its box: a camera looking down sees
 the sides of a die that face the middle of the picture, so a die's box (its top and those
-sides) is centred nearer the middle than its top face (top_face).
+sides) is centred nearer the middle than its top face (detect.top_face). The square keeps
+the box's size.
 
 The camera's white balance is trusted first (the Pi camera's is locked after warm-up).
 What a cast does is read from the throw (throw_colours): the dice of one throw lie under
@@ -22,18 +23,14 @@ with the light's colour estimated from the picture's edges and taken out (light_
 
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 import cv2
 import numpy as np
 
-from hardware.vision.detect import Candidate, shrink
+from hardware.vision.detect import Candidate, shrink, top_face
 
 MIDDLE = 0.25  # half-width of the square looked at, in die sizes
-# A typical Raspberry Pi camera's field of view across the picture's long side, in degrees
-# (the v1 module 54, v2 62, v3 66): it sets how far from its box a die's top face lies.
-FIELD_OF_VIEW = 60.0
 CLEAR = 0.03  # (red - blue) / (red + blue) from which a pixel starts to vote ...
 SURE = 0.13  # ... and at which its vote is whole
 SCALE = 2.0  # confidence = SCALE x (share of votes for - share against), at most 1
@@ -64,24 +61,13 @@ TABLE_EDGES = 8.0
 OFF_LIGHTS = 0.4
 
 
-def top_face(die: Candidate, shape: tuple[int, ...]) -> Candidate:
-    """`die` centred on its top face. Seen from straight above, a die x pixels across from
-    the middle of the picture (and y down) shows its sides facing the middle, x / focal
-    length (and y / focal length) times its top face's size wide (the focal length in
-    pixels, from FIELD_OF_VIEW). Its box takes them in: it is the top face's size times
-    1 + the larger of those, and centred half their width nearer the middle."""
-    h, w = shape[:2]
-    focal = max(h, w) / (2 * math.tan(math.radians(FIELD_OF_VIEW) / 2))
-    x, y = die.cx - w / 2, die.cy - h / 2
-    top = die.size / (1 + max(abs(x), abs(y)) / focal)
-    return Candidate(die.cx + x * top / 2 / focal, die.cy + y * top / 2 / focal, die.size, die.score)
-
-
 def _middle(frame: np.ndarray, die: Candidate, gains: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Each pixel of the die's middle (about its top face): (red - blue) / (red + blue),
     and how much its vote counts; with `gains` (B, G, R), the pixels are multiplied by them
     first."""
-    patch = top_face(die, frame.shape).middle(frame, MIDDLE, least=2).reshape(-1, 3).astype(np.float32)
+    top = top_face(die, frame.shape)
+    patch = Candidate(top.cx, top.cy, die.size, die.score).middle(frame, MIDDLE, least=2)
+    patch = patch.reshape(-1, 3).astype(np.float32)
     if gains is not None:
         patch = patch * gains
     blue, red = patch[:, 0], patch[:, 2]
