@@ -244,3 +244,46 @@ def test_a_blue_top_with_red_sides_far_out_is_read_blue():
     frame[int(ty - 23):int(ty + 23), int(tx - 23):int(tx + 23)] = BLUE
     off = Candidate(box.cx - 0.07 * box.size, box.cy - 0.07 * box.size, box.size, 1.0)
     assert red_or_blue(frame, off) == ("blue", 1.0)
+
+
+# chance_0023 as the reader saw it, simplified: three cubes of about 50 px found, and two
+# touching cubes boxed together at the working level (74 px); at the frame's own pixels,
+# beyond the sizes that level keeps, the finder found the two apart
+CUBES = [Candidate(100, 300, 50, 0.8), Candidate(200, 300, 52, 0.8), Candidate(300, 300, 50, 0.7)]
+TOGETHER = Candidate(303, 177, 74, 0.67)
+APART = [Candidate(290, 185, 49, 0.49), Candidate(330, 160, 52, 0.56)]
+NO_PIPS = np.array([0.01, 0, 0, 0, 0, 0, 0, 0.99])
+
+
+def _boxed_apart(found, read=lambda pair: np.array([NO_PIPS] * len(pair)), expect=5):
+    from hardware.vision.throw import boxed_apart
+
+    kept = CUBES + [TOGETHER]
+    probs = np.array([NO_PIPS] * len(kept))
+    out, out_p = boxed_apart(kept, probs, found, expect, 1.3, 0.4, read)
+    assert len(out) == len(out_p)
+    return out
+
+
+def test_two_cubes_boxed_together_and_found_apart_stand_for_the_box():
+    assert _boxed_apart(APART) == CUBES + APART
+
+
+def test_cubes_found_apart_stay_together_unless_the_face_model_is_sure_of_both():
+    half = np.array([0.05, 0.2, 0.1, 0, 0, 0, 0, 0.65])  # a die, unsure it has no pips
+    assert _boxed_apart(APART, read=lambda pair: np.array([NO_PIPS, half])) == CUBES + [TOGETHER]
+
+
+@pytest.mark.parametrize("found", [
+    APART[:1],  # one found inside: no pair
+    APART + [Candidate(310, 200, 50, 0.6)],  # three: which two?
+    [APART[0], Candidate(305, 175, 50, 0.6)],  # 15 px apart: one die found twice
+    [APART[0], Candidate(330, 160, 52, 0.3)],  # the centre model unsure of one
+    [APART[0], Candidate(330, 160, 90, 0.6)],  # not the throw's size
+])
+def test_only_two_dice_of_the_throw_s_size_side_by_side_stand_for_the_box(found):
+    assert _boxed_apart(found) == CUBES + [TOGETHER]
+
+
+def test_cubes_found_apart_are_taken_only_when_they_make_the_count():
+    assert _boxed_apart(APART, expect=6) == CUBES + [TOGETHER]

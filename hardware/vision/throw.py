@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from hardware.vision.detect import Candidate, inside
+from hardware.vision.detect import Candidate, distinct, inside
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE
 
 # A doubtful candidate beside a die that was read, which the face model does not believe to
@@ -31,6 +31,9 @@ SMALLER, MUDDLED = 0.75, 0.6  # see without_smaller_doubts
 # A die of the surest throw that the looks did not find must be at least this many pixels
 # across: smaller, its pips are a pixel or two, like a speckled table's specks.
 NEW_DIE_PX = 16
+# Two dice lying side by side have centres at least this many dice apart (a die's box
+# takes in the sides the camera sees, so a little less than one).
+SIDE_BY_SIDE = 0.7
 
 
 def p_die(p: np.ndarray) -> float:
@@ -323,6 +326,36 @@ def left_weak(settled: Sequence[Candidate], found: Sequence[Candidate], keep_sco
     unsure of (under the usual cut-off, `keep_score`): one found only under a lowered
     cut-off is too weak to stand alone for the count."""
     return len(settled) < len(found) and min((c.score for c in settled), default=1.0) < keep_score
+
+
+def boxed_apart(kept: list[Candidate], probs: np.ndarray, found: Sequence[Candidate], expect: int, odd: float,
+                keep_score: float, read) -> tuple[list[Candidate], np.ndarray]:
+    """Fewer dice than the count on a chance table: a die boxed `odd` times the throw's
+    median size or more may be two touching cubes that a level boxed together and another
+    found apart (beyond the sizes it keeps). Where exactly two of the finder's candidates
+    of any level (`found`; the centre model sure of them, `keep_score`) lie inside its box,
+    each of the throw's size (within `odd`) and at no other die's place, as far apart as
+    dice side by side (SIDE_BY_SIDE of that size), and the face model reads both surely as
+    dice without pips (`read`: their probabilities), they stand for it; when that makes the
+    count. Else the dice as they were."""
+    size = float(np.median([c.size for c in kept]))
+    alike = distinct([c for c in found if c.score >= keep_score and size / odd <= c.size <= size * odd],
+                     lambda c: c.score)  # one die found at two levels counts once
+    out, out_p = list(kept), list(probs)
+    for big in kept:
+        if big.size < odd * size:
+            continue
+        pair = [c for c in alike if abs(c.cx - big.cx) < big.size / 2 and abs(c.cy - big.cy) < big.size / 2
+                and not any(at_place(k, c) for k in kept if k is not big)]
+        if len(pair) != 2 or np.hypot(pair[0].cx - pair[1].cx, pair[0].cy - pair[1].cy) < SIDE_BY_SIDE * size:
+            continue
+        p = read(pair)
+        if min(float(q[OTHER_DIE]) for q in p) >= SURE_DIE:
+            i = out.index(big)
+            out[i:i + 1], out_p[i:i + 1] = pair, list(p)
+    if len(out) != expect:
+        return kept, probs
+    return out, np.array(out_p).reshape(-1, probs.shape[1])
 
 
 def without_unsure_cubes(kept, probs, values, confidences, expect: int):
