@@ -287,3 +287,30 @@ def test_only_two_dice_of_the_throw_s_size_side_by_side_stand_for_the_box(found)
 
 def test_cubes_found_apart_are_taken_only_when_they_make_the_count():
     assert _boxed_apart(APART, expect=6) == CUBES + [TOGETHER]
+
+
+def _missed(found, read=lambda cands: np.array([NO_PIPS] * len(cands)), expect=4):
+    from hardware.vision.throw import missed_cubes
+
+    probs = np.array([NO_PIPS] * len(CUBES))
+    out, out_p = missed_cubes(list(CUBES), probs, found, expect, 1.3, 0.4, read)
+    assert len(out) == len(out_p)
+    return out
+
+
+MISSED = Candidate(300, 150, 49, 0.5)  # found at the frame's own pixels, just over the sizes that level keeps
+
+
+def test_a_cube_another_level_found_joins_the_throw_it_was_missing_from():
+    assert _missed([MISSED, CUBES[0]]) == CUBES + [MISSED]  # a die found again is no missed one
+
+
+@pytest.mark.parametrize("found, read", [
+    ([MISSED], lambda cands: np.array([[0.05, 0.3, 0.2, 0, 0, 0, 0, 0.45]])),  # a cloth's square
+    ([Candidate(300, 330, 50, 0.6)], None),  # beside a die found, closer than dice lie: a part of it
+    ([Candidate(300, 150, 90, 0.6)], None),  # not the throw's size
+    ([Candidate(300, 150, 50, 0.3)], None),  # the centre model unsure of it
+    ([MISSED, Candidate(100, 150, 50, 0.6)], None),  # two, for one missing
+])
+def test_only_a_sure_cube_of_the_throw_s_size_apart_from_the_dice_joins(found, read):
+    assert _missed(found, **({"read": read} if read else {})) == CUBES

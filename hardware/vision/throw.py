@@ -358,6 +358,27 @@ def boxed_apart(kept: list[Candidate], probs: np.ndarray, found: Sequence[Candid
     return out, np.array(out_p).reshape(-1, probs.shape[1])
 
 
+def missed_cubes(kept: list[Candidate], probs: np.ndarray, found: Sequence[Candidate], expect: int, odd: float,
+                 keep_score: float, read) -> tuple[list[Candidate], np.ndarray]:
+    """Fewer dice than the count on a chance table: a cube the looks left out (at a level
+    that does not keep its size) may still be among the finder's candidates of any level
+    (`found`). When exactly the missing number of them are of the throw's size (within
+    `odd` of its median), the centre model sure of them (`keep_score`), each as far from
+    every die found as dice side by side (SIDE_BY_SIDE), and the face model reads each
+    surely as a die without pips (`read`: their probabilities), they join the throw. Else
+    the dice as they were."""
+    size = float(np.median([c.size for c in kept]))
+    missed = distinct([c for c in found if c.score >= keep_score and size / odd <= c.size <= size * odd
+                       and all(np.hypot(c.cx - k.cx, c.cy - k.cy) >= SIDE_BY_SIDE * max(size, k.size) for k in kept)],
+                      lambda c: c.score)
+    if len(missed) != expect - len(kept):
+        return kept, probs
+    p = read(missed)
+    if min(float(q[OTHER_DIE]) for q in p) < SURE_DIE:
+        return kept, probs
+    return kept + missed, np.concatenate([probs, p])
+
+
 def without_unsure_cubes(kept, probs, values, confidences, expect: int):
     """On a chance table, when more dice are found than are in play and exactly that many
     (and of one size) are read surely as dice without pips (the face model's class for
