@@ -20,8 +20,8 @@ from hardware.vision.parts import bigger_die, piece_of_found
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import NEAR_SURE, SpikeProfile, SpikeProfileError, likeness
-from hardware.vision.throw import (PART_DIE, SMALLER, apart, at_place, beside, boxed_apart, left_weak,
-                                   missed_at_size, missed_cubes, off_table, one_size, p_die, reads_pips, sure_die, surely_read,
+from hardware.vision.throw import (PART_DIE, SMALLER, apart, at_place, beside, left_weak, missed_at_size,
+                                   more_cubes, off_table, one_size, p_die, reads_pips, sure_die, surely_read,
                                    surest_throw, unnested, without_misfits, without_odd_sizes, without_parts,
                                    without_smaller_doubts, without_strangers, without_strays, without_unsure_cubes)
 from hardware.vision.values import face_level, pip_confidence, pip_value, read_values
@@ -303,10 +303,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     read by their pips, candidates read whole at GROWN times their size, then groups read
     as one die) and takes the first look that finds that many once the count's culls are
     made (`_settled`); when none does, on a chance table a box over ODD_SIZE times the
-    throw's size that the finder also found as two touching cubes is read as them
-    (`throw.boxed_apart`), or cubes another level found join (`throw.missed_cubes`), and a
-    doubtful box of another size is read at the throw's
-    (`throw.missed_at_size`), else the reading is flagged with both counts. With the count
+    throw's size that the finder also found as two touching cubes is read as them, or
+    cubes another level found join (`throw.more_cubes`), and a doubtful box of another size is read at the throw's (`throw.missed_at_size`), else the
+    reading is flagged with both counts. With the count
     found but a die read unsurely, the harder looks are tried for a sure reading of it
     (`_surer`); then a die boxed at another size than the sure ones is read again at theirs
     (`_at_throw_size`), and a die still unsure is read whole, as boxed by its top face alone
@@ -363,17 +362,10 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 (kept, probs, values, confidences), doubtful = other, again_doubtful
             if len(kept) == expect:
                 break
-    if expect is not None and dice == "chance" and 2 <= len(kept) < expect:
-        # touching cubes boxed as one, or a cube left out, that another level found
-        found = [c for level_found in memo.get("levels", {}).values() for c in level_found]
-        t0 = time.perf_counter()
-
-        def read(cands):
-            return face_probabilities(frame, cands, level)
-
-        more = boxed_apart(kept, probs, found, expect, ODD_SIZE, KEEP_SCORE, read)
-        if len(more[0]) == len(kept):
-            more = missed_cubes(kept, probs, found, expect, ODD_SIZE, KEEP_SCORE, read)
+    if expect is not None and dice == "chance" and 2 <= len(kept) < expect:  # cubes another level found
+        t0, found = time.perf_counter(), [c for level_found in memo.get("levels", {}).values() for c in level_found]
+        more = more_cubes(kept, probs, found, expect, ODD_SIZE, KEEP_SCORE,
+                          lambda cands: face_probabilities(frame, cands, level))
         _timed(timings, "faces", t0)
         if len(more[0]) != len(kept):
             kept, probs, values, confidences = *more, None, None

@@ -4,8 +4,10 @@ waits for, what goes (a die's own front face or shadow, a misfit of another size
 stray the face model doubts, smaller things it reads as no face in particular), and only
 on the word of dice read surely and of one size; and when the looks' reading is still
 not the count read surely, the surest throw among all they read (`surest_throw`); when
-fewer are found, a die the finder boxed at another size (`missed_at_size`). With the
-calibrated empty table, what was found where the table still shows goes (`off_table`)."""
+fewer are found, a die the finder boxed at another size (`missed_at_size`), and on a
+chance table two touching cubes boxed as one, or a cube another level found
+(`more_cubes`). With the calibrated empty table, what was found where
+the table still shows goes (`off_table`)."""
 
 from __future__ import annotations
 
@@ -377,6 +379,14 @@ def missed_cubes(kept: list[Candidate], probs: np.ndarray, found: Sequence[Candi
     if min(float(q[OTHER_DIE]) for q in p) < SURE_DIE:
         return kept, probs
     return kept + missed, np.concatenate([probs, p])
+
+
+def more_cubes(kept, probs, found, expect: int, odd: float, keep_score: float, read):
+    """Fewer dice than the count on a chance table: two touching cubes boxed as one
+    (`boxed_apart`), else cubes left out (`missed_cubes`), that the finder found at another
+    level; the dice as they were when neither makes the count."""
+    more = boxed_apart(kept, probs, found, expect, odd, keep_score, read)
+    return more if len(more[0]) != len(kept) else missed_cubes(kept, probs, found, expect, odd, keep_score, read)
 
 
 def without_unsure_cubes(kept, probs, values, confidences, expect: int):
