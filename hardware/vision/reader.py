@@ -81,7 +81,7 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
         cands = cands + whole
     if look.grown or look.merged:  # a die grown or merged to where another already was
         cands = distinct(cands, lambda c: float(read[c][1:].max()))
-    cands = unnested(cands, read, look.keep_die)
+    cands = unnested(cands, read, look.keep_die, pips)
     probs = [read[c] for c in cands]
     _timed(timings, "faces", t0)
     kept, kept_p, doubtful = [], [], []
@@ -302,11 +302,11 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     looks again harder (every level, then lower cut-offs, then, short of the count with dice
     read by their pips, candidates read whole at GROWN times their size, then groups read
     as one die) and takes the first look that finds that many once the count's culls are
-    made (`_settled`); when none does, on a chance table a box over ODD_SIZE times the
-    throw's size that the finder also found as two touching cubes is read as them, or
-    cubes another level found join (`throw.more_cubes`), and a doubtful box of another size is read at the throw's (`throw.missed_at_size`), else the
-    reading is flagged with both counts. With the count
-    found but a die read unsurely, the harder looks are tried for a sure reading of it
+    made (`_settled`); when none does, on a chance table a box ODD_SIZE times the throw's
+    size or more that the finder also found as two touching cubes is read as them, or
+    cubes another level found join (`throw.more_cubes`), and a doubtful box of another
+    size is read at the throw's (`throw.missed_at_size`), else the reading is flagged with
+    both counts. With the count found but a die read unsurely, the harder looks are tried for a sure reading of it
     (`_surer`); then a die boxed at another size than the sure ones is read again at theirs
     (`_at_throw_size`), and a die still unsure is read whole, as boxed by its top face alone
     (`whole.read_whole`; a spike die by its pips, where they name a taught face). On a pip
@@ -368,6 +368,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                           lambda cands: face_probabilities(frame, cands, level))
         _timed(timings, "faces", t0)
         if len(more[0]) != len(kept):
+            doubtful = [(c, die) for c, die in doubtful if not any(at_place(m, c) for m in more[0])]
             kept, probs, values, confidences = *more, None, None
     kept, probs, values, confidences = _valued(frame, (kept, probs, values, confidences), dice, profile,
                                                min_confidence, timings)

@@ -247,13 +247,13 @@ def apart(c: Candidate, dice: Sequence[Candidate], size: float) -> bool:
     return all(np.hypot(c.cx - d.cx, c.cy - d.cy) >= size for d in dice)
 
 
-def unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candidate]:
+def unnested(cands: list[Candidate], read: dict, keep_die: float, pips: bool = True) -> list[Candidate]:
     """Candidates with no one inside another. A big one holding two or more that the face
     model reads surely as dice is several dice (or a tray, a board) taken for one: the small
-    ones stay. A die without pips (a chance cube, a symbol die) has no pips to be taken
-    for dice: in a big one read as a die without pips, one it holds that the face model is
-    sure is a die and reads as a die without pips counts as read surely, however its
-    belief divides between no pips and a few (touching chance cubes boxed together). So
+    ones stay. On a table of dice without pips (`pips` false: chance cubes, symbol dice),
+    none has pips to be taken for dice: in a big one read as a die without pips, one it
+    holds that the face model is sure is a die and reads as a die without pips counts as
+    read surely, however its belief divides between no pips and a few. So
     does one die read surely in a big one whose best reading is no die or a die without
     pips (a board's tile around a die on it); one read surely as two pips or more in a big
     one read as a one (a tile, its round number token) stays with the big one, for the
@@ -270,8 +270,9 @@ def unnested(cands: list[Candidate], read: dict, keep_die: float) -> list[Candid
         held = [c for c in cands if c not in dropped and c is not big and inside(c, big)]
         if not held:
             continue
-        sure = [c for c in held if sure_die(read[c]) or reads_as(read[big], OTHER_DIE)
-                and reads_as(read[c], OTHER_DIE) and p_die(read[c]) >= SURE_DIE]
+        no_pips = not pips and reads_as(read[big], OTHER_DIE)
+        sure = [c for c in held if sure_die(read[c])
+                or no_pips and reads_as(read[c], OTHER_DIE) and p_die(read[c]) >= SURE_DIE]
         if reads_as(read[big], 1) and any(reads_as(read[c], *range(2, 7)) for c in sure):
             continue  # a pip never reads as more than one
         if (sure_die(read[big]) and reads_pips(read[big]) and all(reads_as(read[c], 1) for c in sure)
@@ -332,32 +333,39 @@ def left_weak(settled: Sequence[Candidate], found: Sequence[Candidate], keep_sco
 
 def boxed_apart(kept: list[Candidate], probs: np.ndarray, found: Sequence[Candidate], expect: int, odd: float,
                 keep_score: float, read) -> tuple[list[Candidate], np.ndarray]:
-    """Fewer dice than the count on a chance table: a die boxed `odd` times the throw's
-    median size or more may be two touching cubes that a level boxed together and another
-    found apart (beyond the sizes it keeps). Where exactly two of the finder's candidates
-    of any level (`found`; the centre model sure of them, `keep_score`) lie inside its box,
-    each of the throw's size (within `odd`) and at no other die's place, as far apart as
-    dice side by side (SIDE_BY_SIDE of that size), and the face model reads both surely as
-    dice without pips (`read`: their probabilities), they stand for it; when that makes the
-    count. Else the dice as they were."""
-    size = float(np.median([c.size for c in kept]))
-    alike = distinct([c for c in found if c.score >= keep_score and size / odd <= c.size <= size * odd],
-                     lambda c: c.score)  # one die found at two levels counts once
+    """Fewer dice than the count on a chance table: a die boxed `odd` times the median size
+    of the others or more may be two touching cubes that a level boxed together and
+    another found apart (beyond the sizes it keeps). Where exactly two of the finder's
+    candidates of any level (`found`; the centre model sure of them, `keep_score`) lie
+    inside its box, each of the others' size (within `odd`), as far apart as dice side by
+    side (SIDE_BY_SIDE of that size) and as far from every other die, and the face model
+    reads both surely as dice without pips (`read`: their probabilities), they stand for
+    it; when that makes the count. Else the dice as they were."""
     out, out_p = list(kept), list(probs)
     for big in kept:
+        others = [k for k in kept if k is not big]
+        size = float(np.median([k.size for k in others]))
         if big.size < odd * size:
             continue
-        pair = [c for c in alike if abs(c.cx - big.cx) < big.size / 2 and abs(c.cy - big.cy) < big.size / 2
-                and not any(at_place(k, c) for k in kept if k is not big)]
-        if len(pair) != 2 or np.hypot(pair[0].cx - pair[1].cx, pair[0].cy - pair[1].cy) < SIDE_BY_SIDE * size:
+        alike = distinct([c for c in found if c.score >= keep_score and size / odd <= c.size <= size * odd
+                          and c not in out and abs(c.cx - big.cx) < big.size / 2 and abs(c.cy - big.cy) < big.size / 2
+                          and _side_by_side(c, others, size)],
+                         lambda c: c.score)  # one die found at two levels counts once
+        if len(alike) != 2 or not _side_by_side(alike[0], alike[1:], size):
             continue
-        p = read(pair)
+        p = read(alike)
         if min(float(q[OTHER_DIE]) for q in p) >= SURE_DIE:
             i = out.index(big)
-            out[i:i + 1], out_p[i:i + 1] = pair, list(p)
+            out[i:i + 1], out_p[i:i + 1] = alike, list(p)
     if len(out) != expect:
         return kept, probs
-    return out, np.array(out_p).reshape(-1, probs.shape[1])
+    return out, np.array(out_p)
+
+
+def _side_by_side(c: Candidate, dice: Sequence[Candidate], size: float) -> bool:
+    """Whether c lies as far from each of the dice as dice side by side (SIDE_BY_SIDE of the
+    larger of `size` and that die's)."""
+    return all(np.hypot(c.cx - k.cx, c.cy - k.cy) >= SIDE_BY_SIDE * max(size, k.size) for k in dice)
 
 
 def missed_cubes(kept: list[Candidate], probs: np.ndarray, found: Sequence[Candidate], expect: int, odd: float,
@@ -371,8 +379,7 @@ def missed_cubes(kept: list[Candidate], probs: np.ndarray, found: Sequence[Candi
     the dice as they were."""
     size = float(np.median([c.size for c in kept]))
     missed = distinct([c for c in found if c.score >= keep_score and size / odd <= c.size <= size * odd
-                       and all(np.hypot(c.cx - k.cx, c.cy - k.cy) >= SIDE_BY_SIDE * max(size, k.size) for k in kept)],
-                      lambda c: c.score)
+                       and _side_by_side(c, kept, size)], lambda c: c.score)
     if len(missed) != expect - len(kept):
         return kept, probs
     p = read(missed)
@@ -381,7 +388,8 @@ def missed_cubes(kept: list[Candidate], probs: np.ndarray, found: Sequence[Candi
     return kept + missed, np.concatenate([probs, p])
 
 
-def more_cubes(kept, probs, found, expect: int, odd: float, keep_score: float, read):
+def more_cubes(kept: list[Candidate], probs: np.ndarray, found: Sequence[Candidate], expect: int, odd: float,
+               keep_score: float, read) -> tuple[list[Candidate], np.ndarray]:
     """Fewer dice than the count on a chance table: two touching cubes boxed as one
     (`boxed_apart`), else cubes left out (`missed_cubes`), that the finder found at another
     level; the dice as they were when neither makes the count."""
