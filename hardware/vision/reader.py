@@ -101,11 +101,12 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     return kept, np.array(kept_p).reshape(-1, 8), doubtful
 
 
-def _read_faces(frame: np.ndarray, cands: Sequence[Candidate], read: dict, second_look: float) -> None:
+def _read_faces(frame: np.ndarray, cands: Sequence[Candidate], read: dict, second_look: float) -> np.ndarray:
     """Add to `read` the face probabilities of the candidates it lacks (`read` is kept
-    between looks at one frame, so no crop is read twice)."""
+    between looks at one frame, so no crop is read twice); the candidates' probabilities."""
     new = [c for c in cands if c not in read]
     read.update(zip(new, face_probabilities(frame, new, second_look)))
+    return np.array([read[c] for c in cands]).reshape(-1, 8)
 
 
 def _table_die(p: np.ndarray, pips: bool) -> float:
@@ -134,8 +135,8 @@ def _grown(frame, cands, read: dict, look: Look, second_look: float, pips: bool 
     if not unsure:
         return cands
     views = [Candidate(c.cx, c.cy, c.size * k, c.score) for c in unsure for k in sizes]
-    _read_faces(frame, views, read, second_look)  # kept for the next look that grows them
-    p = np.array([read[v] for v in views]).reshape(len(unsure), len(sizes), -1).mean(1)
+    # kept in `read` for the next look that grows them
+    p = _read_faces(frame, views, read, second_look).reshape(len(unsure), len(sizes), -1).mean(1)
     out = list(cands)
     for c, q in zip(unsure, p):
         if float(q[1:7].max()) > float(read[c][1:7].max()):
@@ -306,8 +307,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     size or more that the finder also found as two touching cubes is read as them, or
     cubes another level found join (`throw.more_cubes`), and a doubtful box of another
     size is read at the throw's (`throw.missed_at_size`), else the reading is flagged with
-    both counts. With the count found but a die read unsurely, the harder looks are tried for a sure reading of it
-    (`_surer`); then a die boxed at another size than the sure ones is read again at theirs
+    both counts. With the count found but a die read unsurely, the harder looks are tried
+    for a sure reading of it (`_surer`); then a die boxed at another size than the sure
+    ones is read again at theirs
     (`_at_throw_size`), and a die still unsure is read whole, as boxed by its top face alone
     (`whole.read_whole`; a spike die by its pips, where they name a taught face). On a pip
     table a reading still held gives way to the surest throw of all the looks read, when
@@ -364,8 +366,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 break
     if expect is not None and dice == "chance" and 2 <= len(kept) < expect:  # cubes another level found
         t0, found = time.perf_counter(), [c for level_found in memo.get("levels", {}).values() for c in level_found]
+        read = memo.setdefault("faces", {})  # the looks' readings, at the same level: none is read twice
         more = more_cubes(kept, probs, found, expect, ODD_SIZE, KEEP_SCORE,
-                          lambda cands: face_probabilities(frame, cands, level))
+                          lambda cands: _read_faces(frame, cands, read, level))
         _timed(timings, "faces", t0)
         if len(more[0]) != len(kept):
             doubtful = [(c, die) for c, die in doubtful if not any(at_place(m, c) for m in more[0])]
