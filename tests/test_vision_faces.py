@@ -159,18 +159,57 @@ def test_a_second_opinion_settles_only_a_die_the_first_is_unsure_of_and_only_whe
     assert np.array_equal(both, np.vstack([sure_five, unsure_five]))
 
 
+def test_the_first_reading_is_the_mean_of_the_face_model_and_its_twin_where_it_doubts_pips(monkeypatch):
+    logits = {faces.MODEL: np.array([[0.0, 0, 0, 0, 0, 4.0, 3.0, 0],  # a five, or a six
+                                     [0.0, 0, 0, 0, 0, 9.0, 0.0, 0],  # surely a five
+                                     [4.0, 0, 0, 0, 0, 3.0, 0.0, 0],  # no die, or a five
+                                     [0.0, 0, 0, 0, 0, 3.0, 0.0, 4.0]]),  # no pips, or a five
+              faces.TWIN: np.array([[0.0, 0, 0, 0, 0, 4.0, 1.0, 0]])}  # surer of the five
+    asked = []
+
+    def run(name, blob):
+        asked.append((name, len(blob)))
+        return logits[name][:len(blob)]
+
+    monkeypatch.setattr(networks, "run", run)
+    p = faces.first_reading(np.zeros((4, 3, faces.FACE_SIDE, faces.FACE_SIDE), np.float32))
+    assert asked == [(faces.MODEL, 4), (faces.TWIN, 1)]  # the doubted pips alone
+    one, two = networks.softmax(logits[faces.MODEL]), networks.softmax(logits[faces.TWIN])
+    assert np.allclose(p[0], (one[0] + two[0]) / 2)
+    assert one[0].max() < p[0].max() < two[0].max()  # the less sure model is made surer by the other
+    assert p[0].argmax() == 5
+    assert np.allclose(p[1:], one[1:])  # sure, or no pips read: the face model's reading stands
+
+
+def crops(frame, candidates):
+    return faces.standardise_crops([faces.cut(frame, c.cx, c.cy, faces.CROP_FACTOR * c.size) for c in candidates])
+
+
+def test_the_twin_reads_real_dice_as_the_face_model_does():
+    frame = byler_photo()
+    blob = crops(frame, find_candidates(frame, min_score=0.4))
+    one, two = (networks.softmax(networks.run(m, blob)) for m in (faces.MODEL, faces.TWIN))
+    sure = (one.max(1) > 0.95) & (two.max(1) > 0.95)
+    assert sure.sum() >= 5
+    assert (one[sure].argmax(1) == two[sure].argmax(1)).all()
+
+
 def test_the_second_model_reads_only_the_crops_the_first_doubts(monkeypatch):
     frame = byler_photo()
     candidates = find_candidates(frame, min_score=0.4)
     first = faces.face_probabilities(frame, candidates, second_look=0.0)
+    own = networks.softmax(networks.run(faces.MODEL, crops(frame, candidates)))
+    pips_doubted = int(((own.max(1) < faces.TWIN_BELOW) & np.isin(own.argmax(1), range(1, 7))).sum())
+    assert 0 < pips_doubted < len(candidates)
+    twin = [(faces.TWIN, pips_doubted)]
     seen = counting_runs(monkeypatch)
     faces.face_probabilities(frame, candidates, second_look=0.0)  # nothing is doubted
-    assert seen == [(faces.MODEL, len(candidates))]
+    assert seen == [(faces.MODEL, len(candidates))] + twin
     seen.clear()
     faces.face_probabilities(frame, candidates, second_look=1.01)  # everything leaning is
     leaning = int((first.max(1) >= faces.LEANING).sum())
     assert 0 < leaning
-    assert seen[:2] == [(faces.MODEL, len(candidates)), (faces.SECOND_OPINION, leaning)]
+    assert seen[:3] == [(faces.MODEL, len(candidates))] + twin + [(faces.SECOND_OPINION, leaning)]
 
 
 def test_the_second_look_goes_to_the_likeliest_dice_only(monkeypatch):

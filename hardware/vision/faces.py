@@ -18,6 +18,8 @@ from hardware.vision.detect import Candidate
 FACE_SIDE = 48
 CROP_FACTOR = 1.35
 MODEL = "die_faces.onnx"
+TWIN = "die_faces_twin.onnx"  # the face model trained on again, its right readings kept (see first_reading)
+TWIN_BELOW = 0.98  # the twin reads the crops the face model reads under this
 SECOND_OPINION = "die_faces_second.onnx"  # the face model trained on with more kinds of crops (see settle)
 LEANING, SECOND_SURE = 0.3, 0.9  # how sure the first and the second must be for settle to take the second
 SECOND_LOOK = 0.8  # a die whose best class is below this is looked at again, in other views
@@ -125,10 +127,26 @@ def settle(p: np.ndarray, q: np.ndarray, sure: float = SECOND_LOOK) -> np.ndarra
     return np.where(rescue[:, None], q, p)
 
 
+def first_reading(blob: np.ndarray) -> np.ndarray:
+    """The face model's reading of each crop; where it reads pips under TWIN_BELOW, the mean
+    of its and its twin's probabilities. The twin is the face model trained on again with
+    other crops, taught to keep the face model's right readings, so the two agree on most
+    dice; a die one of them doubts by the luck of its training, the mean doubts less. Crops
+    read best as no die or as a die without pips keep the face model's reading: the rules
+    for chance cubes and spike dice weigh its P(die) at cut-offs chosen with it alone. Most
+    candidates are read at TWIN_BELOW or more, so the twin reads a few crops, not all."""
+    p = networks.softmax(networks.run(MODEL, blob).astype(np.float64))
+    best = p.argmax(1)
+    ask = np.flatnonzero((p.max(1) < TWIN_BELOW) & (best != NOT_A_DIE) & (best != OTHER_DIE))
+    if ask.size:
+        p[ask] = (p[ask] + networks.softmax(networks.run(TWIN, blob[ask]).astype(np.float64))) / 2
+    return p
+
+
 def probabilities(blob: np.ndarray, sure: float) -> np.ndarray:
     """Both face models' reading of each crop, settled; the second model reads only the
     crops settle may take its reading for (the first unsure, but leaning)."""
-    p = networks.softmax(networks.run(MODEL, blob).astype(np.float64))
+    p = first_reading(blob)
     doubted = np.flatnonzero(_doubted(p, sure))
     if doubted.size:
         q = networks.softmax(networks.run(SECOND_OPINION, blob[doubted]).astype(np.float64))

@@ -1,6 +1,7 @@
 """The small learned models, loaded once through cv2.dnn (no torch at run time).
 
-dice_centres.onnx finds die centres and sizes; die_faces.onnx reads a top-face crop, and
+dice_centres.onnx finds die centres and sizes; die_faces.onnx and its twin
+die_faces_twin.onnx read a top-face crop together (faces.first_reading), and
 die_faces_second.onnx gives a second opinion on it (faces.settle); face_embed.onnx
 describes a spike die's symbol. All are trained by scripts/vision/ (see docs/vision.md
 for provenance).

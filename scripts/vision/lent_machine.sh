@@ -8,6 +8,7 @@
 #   OUT=/some/dir MINUTES=5 FROM_WIDE=.lab/wide.onnx scripts/vision/lent_machine.sh wide   # the face model
 #   OUT=/some/dir MINUTES=5 [KEEP=1] scripts/vision/lent_machine.sh more   # the shipped face model, trained on
 #   OUT=/some/dir MINUTES=5 scripts/vision/lent_machine.sh finder   # centre models shown boards and steep dice
+#   OUT=/some/dir MINUTES=5 scripts/vision/lent_machine.sh wider   # the shipped face model kept, widths 2 and 3
 #   (DEVICE=cpu SYNTH=200 OBLIQUE=200 MINUTES=0.2: a quick try of the script here)
 #
 # `prepare` copies only what training reads: the training split of byler, matteop and
@@ -55,7 +56,7 @@ EOF
     exit 0
 fi
 
-case "${1:-}" in run|wide|more|finder) ;; *) echo "usage: $0 prepare|run|wide|more|finder" >&2; exit 2 ;; esac
+case "${1:-}" in run|wide|more|finder|wider) ;; *) echo "usage: $0 prepare|run|wide|more|finder|wider" >&2; exit 2 ;; esac
 : "${OUT:?set OUT to the folder the models go to}"
 W1=$LAB/die_faces_w1.onnx  # the width-1 face model the `run` jobs start from, written by `prepare`
 [ "$1" != run ] || [ -f "$W1" ] || { echo "$W1 is missing: run $0 prepare first" >&2; exit 2; }
@@ -109,6 +110,24 @@ if [ "$1" = finder ]; then
     pids+=($!)
     "$PY" "${D[@]}" --lr 3e-3 --seed 43 --out "$OUT/centres_boards_fresh.onnx" > "$OUT/centres_boards_fresh.log" 2>&1 &
     pids+=($!)
+    finish
+fi
+
+if [ "$1" = wider ]; then
+    # The shipped face model trained on with --keep (its right readings kept), two jobs side
+    # by side (half the cores each): at its own width 2 and widened to 3, with crops off their
+    # die's centre and of other sizes than the die's (as the reader's boxes are). Models and
+    # logs only in $OUT. SEED: another draw of crops and pools.
+    K=("${F[@]}" "${REAL[@]}" --oblique-common 0.7 --oblique-share 0.45 --low-res 0.3
+       --off-centre 0.15 --size-spread 0.25 --lr 3e-4 --seed "${SEED:-51}"
+       --from-onnx hardware/vision/models/die_faces.onnx --keep hardware/vision/models/die_faces.onnx
+       --workers "${WORKERS:-7}")
+    "$PY" "${K[@]}" --workers 16 --pools-only
+    pids=()
+    for w in ${WIDTHS:-2 3}; do  # WIDTHS=2 WORKERS=15: one job, every core drawing its crops
+        "$PY" "${K[@]}" --width "$w" --out "$OUT/faces_keep$w.onnx" > "$OUT/faces_keep$w.log" 2>&1 &
+        pids+=($!)
+    done
     finish
 fi
 
