@@ -47,6 +47,11 @@ def sure_die(p: np.ndarray) -> bool:
     return p_die(p) >= SURE_DIE and float(p.max()) >= SURE_DIE
 
 
+def sure_cube(p: np.ndarray) -> bool:
+    """Whether the face model reads a die without pips (a chance cube) at SURE_DIE or more."""
+    return float(p[OTHER_DIE]) >= SURE_DIE
+
+
 def reads_as(p: np.ndarray, *classes: int) -> bool:
     """Whether the face model's best reading is one of `classes`."""
     return int(np.argmax(p)) in classes
@@ -347,19 +352,27 @@ def boxed_apart(kept: list[Candidate], probs: np.ndarray, found: Sequence[Candid
         size = float(np.median([k.size for k in others]))
         if big.size < odd * size:
             continue
-        alike = distinct([c for c in found if c.score >= keep_score and size / odd <= c.size <= size * odd
-                          and c not in out and abs(c.cx - big.cx) < big.size / 2 and abs(c.cy - big.cy) < big.size / 2
-                          and _side_by_side(c, others, size)],
-                         lambda c: c.score)  # one die found at two levels counts once
+        in_box = [c for c in found
+                  if c not in out and abs(c.cx - big.cx) < big.size / 2 and abs(c.cy - big.cy) < big.size / 2]
+        alike = _found_apart(in_box, others, size, odd, keep_score)
         if len(alike) != 2 or not _side_by_side(alike[0], alike[1:], size):
             continue
         p = read(alike)
-        if min(float(q[OTHER_DIE]) for q in p) >= SURE_DIE:
+        if all(sure_cube(q) for q in p):
             i = out.index(big)
             out[i:i + 1], out_p[i:i + 1] = alike, list(p)
     if len(out) != expect:
         return kept, probs
     return out, np.array(out_p)
+
+
+def _found_apart(found: Sequence[Candidate], dice: Sequence[Candidate], size: float, odd: float,
+                 keep_score: float) -> list[Candidate]:
+    """The finder's candidates (`found`, of any level) the centre model is sure of
+    (`keep_score`), of `size` within `odd`, and side by side with each of `dice`; one die
+    found at two levels counts once."""
+    return distinct([c for c in found if c.score >= keep_score and size / odd <= c.size <= size * odd
+                     and _side_by_side(c, dice, size)], lambda c: c.score)
 
 
 def _side_by_side(c: Candidate, dice: Sequence[Candidate], size: float) -> bool:
@@ -378,12 +391,11 @@ def missed_cubes(kept: list[Candidate], probs: np.ndarray, found: Sequence[Candi
     surely as a die without pips (`read`: their probabilities), they join the throw. Else
     the dice as they were."""
     size = float(np.median([c.size for c in kept]))
-    missed = distinct([c for c in found if c.score >= keep_score and size / odd <= c.size <= size * odd
-                       and _side_by_side(c, kept, size)], lambda c: c.score)
+    missed = _found_apart(found, kept, size, odd, keep_score)
     if len(missed) != expect - len(kept):
         return kept, probs
     p = read(missed)
-    if min(float(q[OTHER_DIE]) for q in p) < SURE_DIE:
+    if not all(sure_cube(q) for q in p):
         return kept, probs
     return kept + missed, np.concatenate([probs, p])
 
@@ -402,7 +414,7 @@ def without_unsure_cubes(kept, probs, values, confidences, expect: int):
     (and of one size) are read surely as dice without pips (the face model's class for
     them at SURE_DIE or more), the rest go: a chance cube shows no pips, and a patterned
     cloth's squares found as dice are never that sure of it."""
-    sure = [i for i in range(len(kept)) if float(probs[i][OTHER_DIE]) >= SURE_DIE]
+    sure = [i for i in range(len(kept)) if sure_cube(probs[i])]
     if len(sure) != expect or not one_size(kept, sure):
         return kept, probs, values, confidences
     return _only(sure, kept, probs, values, confidences)
