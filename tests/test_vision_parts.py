@@ -1,9 +1,13 @@
 """parts.bigger_die: a die read as a one or a two that views of a bigger die around it
 read as one bigger face is taken for a piece of that die, and its reading is held.
 parts.piece_of_found: so is one that the finder's own box of a bigger die overlaps, when
-that box reads a bigger face."""
+that box reads a bigger face. parts.die_inside: a die read as a one whose pip is a die
+read surely as pips is a patch holding that die, which stands in its place."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -215,10 +219,76 @@ def test_a_reading_of_a_pip_found_with_its_die_is_held(monkeypatch, finders_own)
     monkeypatch.setattr("hardware.vision.reader.find_candidates", found)
     monkeypatch.setattr("hardware.vision.reader.face_probabilities",
                         lambda frame, cands, *a, **k: np.array([ONE if c == pip else UNSURE_FOUR for c in cands]))
-    monkeypatch.setattr("hardware.vision.reader.bigger_die", lambda *a: None)
+    monkeypatch.setattr("hardware.vision.parts.bigger_die", lambda *a: None)
     reading = read_dice(np.full((240, 320, 3), 120, np.uint8), "pips", expect=1)
     assert [d.value for d in reading.dice] == [1]
     if finders_own:
         assert reading.flagged and "part of a bigger die showing 4" in reading.reason
     else:
         assert not reading.flagged, reading.reason
+
+
+# parts.die_inside: a plain patch holding one die, read as a one whose pip is that die.
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_a_one_holding_a_die_read_surely_as_pips_gives_way_to_it():
+    patch = Candidate(300, 300, 200, 0.9)
+    inside = Candidate(306, 296, 40, 0.8)  # at its middle, a fifth of its size
+    read = {inside: FOUR, Candidate(300, 300, 60, 0.5): ONE}
+    assert parts.die_inside([patch], np.array([ONE]), read, 0.8) == {0: inside}
+
+
+@pytest.mark.parametrize("seen, where, size", [
+    (ONE, (306, 296), 40),  # a die read as a one at a one's middle is its pip
+    (np.array([0.02, 0, 0.25, 0, 0.70, 0, 0, 0.03]), (306, 296), 40),  # read unsurely
+    (FOUR, (350, 300), 40),  # off the middle, where no one's pip lies (a maker's mark)
+    (FOUR, (306, 296), 120),  # more than half its size: not inside it
+])
+def test_only_a_die_read_surely_as_pips_at_a_ones_middle_and_small_gives_way(seen, where, size):
+    patch = Candidate(300, 300, 200, 0.9)
+    read = {Candidate(*where, size, 0.8): seen}
+    assert parts.die_inside([patch], np.array([ONE]), read, 0.8) == {}
+
+
+def test_only_a_die_read_as_a_one_is_looked_into():
+    big = Candidate(300, 300, 200, 0.9)
+    read = {Candidate(306, 296, 40, 0.8): FOUR}
+    assert parts.die_inside([big], np.array([np.array([0.02, 0, 0, 0, 0, 0, 0.97, 0.01])]), read, 0.8) == {}
+
+
+def test_a_die_inside_that_lies_on_another_die_of_the_reading_does_not_stand_in():
+    patch, other = Candidate(300, 300, 200, 0.9), Candidate(330, 300, 40, 0.9)
+    read = {Candidate(306, 296, 40, 0.8): FOUR}
+    assert parts.die_inside([patch, other], np.array([ONE, FOUR]), read, 0.8) == {}
+
+
+def _patch_on_a_plain_table(die_px: float) -> tuple[np.ndarray, int]:
+    """A byler fixture's die with the tray around it (three dice across), shrunk so the die
+    is die_px across and laid in the middle of a plain 1280 x 960 table of the tray's colour:
+    a patch holding one die, as a sheet or a tray shows one."""
+    entry = next(e for e in json.loads((FIXTURES / "byler" / "manifest.json").read_text())
+                 if e["image"].endswith("IMG_20191209_095414.jpg"))
+    im = cv2.imread(str(FIXTURES / "byler" / entry["image"]))
+    x1, y1, x2, y2, value = entry["boxes"][8]
+    side, cx, cy = max(x2 - x1, y2 - y1), (x1 + x2) / 2, (y1 + y2) / 2
+    r = 1.5 * side
+    crop = im[int(cy - r):int(cy + r), int(cx - r):int(cx + r)]
+    k = die_px / side
+    small = cv2.resize(crop, None, fx=k, fy=k, interpolation=cv2.INTER_AREA)
+    edge = np.concatenate([im[0], im[-1], im[:, 0], im[:, -1]])
+    frame = np.empty((960, 1280, 3), np.uint8)
+    frame[:] = np.median(edge, 0).astype(np.uint8)
+    oy, ox = 480 - small.shape[0] // 2, 640 - small.shape[1] // 2
+    frame[oy:oy + small.shape[0], ox:ox + small.shape[1]] = small
+    return frame, value
+
+
+def test_a_patch_holding_one_die_is_read_as_that_die_not_as_a_one(monkeypatch):
+    frame, value = _patch_on_a_plain_table(38)
+    reading = read_dice(frame, "pips", expect=1)
+    assert value == 6 and [d.value for d in reading.dice] == [value] and not reading.flagged
+    monkeypatch.setattr(parts, "INSIDE", -1.0)  # without the rule: the patch, read surely as a one
+    alone = read_dice(frame, "pips", expect=1)
+    assert [d.value for d in alone.dice] == [1] and not alone.flagged

@@ -11,6 +11,11 @@ in one such view; so a piece needs several views to agree on one bigger value
 A close die seen from the side (three faces showing, in shadow) may be found whole and
 read unsurely while one of its pips, found too, is read surely as a one: the finder's own
 box of the whole die then names the piece (`piece_of_found`).
+
+The other way round, a plain patch holding one die (a tray, a sheet of paper, a stretch of
+table or board) looks like a big die showing a one, the die its pip, and is read as one,
+sometimes surely; the die itself, found and read too, shows pips of its own, which no pip
+does (`die_inside`).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import numpy as np
 
 from hardware.vision.detect import Candidate
 from hardware.vision.faces import CROP_FACTOR, cut, probabilities, standardise_crops
-from hardware.vision.throw import reads_pips
+from hardware.vision.throw import SURE_DIE, at_place, p_die, reads_pips
 from hardware.vision.values import face_level, pip_confidence, pip_value
 
 PIECES = (1, 2)  # the values a piece of a bigger die's face is read as
@@ -35,6 +40,9 @@ AGREE = 2  # views that must read the same bigger value surely
 PIECE_SIZE = 0.8
 # A die's size, in times a piece's, as the finder boxes both (a pip, a corner of the face).
 PIECE_OF = (2.0, 4.5)
+# die_inside: a die read inside a one, at most INSIDE_SIZE times its size and within
+# INSIDE of its size from its centre (where a one's pip lies).
+INSIDE_SIZE, INSIDE = 0.5, 0.15
 
 
 def _views(piece: Candidate, others: Sequence[Candidate],
@@ -113,3 +121,52 @@ def piece_of_found(dice: Sequence[Candidate], values: Sequence[int], found: dict
                     and (bigger := pip_value(p)[0]) > v):
                 return i, bigger
     return None
+
+
+def die_inside(dice: Sequence[Candidate], probs: np.ndarray, read: dict[Candidate, np.ndarray],
+               min_confidence: float) -> dict[int, Candidate]:
+    """{index: the die inside it} for each die of a pip reading read as a one whose middle
+    holds a die read surely as two to six pips (`read`: every candidate the face models
+    read at this frame, with their probabilities): the one is a plain patch holding that
+    die, and the die stands in its place. Of several, the surest; none that lies on another
+    die of the reading."""
+    out: dict[int, Candidate] = {}
+    for i, (d, p) in enumerate(zip(dice, probs)):
+        if pip_value(p)[0] != 1:
+            continue
+        others = [o for j, o in enumerate(dice) if j != i]
+        best = None
+        for c, q in read.items():
+            v, conf = pip_value(q)
+            if (c.size <= INSIDE_SIZE * d.size and max(abs(c.cx - d.cx), abs(c.cy - d.cy)) <= INSIDE * d.size
+                    and v >= 2 and reads_pips(q) and p_die(q) >= SURE_DIE and pip_confidence(conf) >= min_confidence
+                    and not any(max(abs(c.cx - o.cx), abs(c.cy - o.cy)) < (c.size + o.size) / 2 for o in others)
+                    and (best is None or conf > best[0])):
+                best = (conf, c)
+        if best is not None:
+            out[i] = best[1]
+    return out
+
+
+def dice_inside(dice: list[Candidate], probs: np.ndarray, doubtful: list, read: dict[Candidate, np.ndarray],
+                min_confidence: float):
+    """(dice, probs, doubtful) with each die_inside standing in its patch's place (none of
+    the doubtful candidates left at a die's place), or None when there is none."""
+    inside = die_inside(dice, probs, read, min_confidence)
+    if not inside:
+        return None
+    dice, probs = [inside.get(i, c) for i, c in enumerate(dice)], probs.copy()
+    for i, c in inside.items():
+        probs[i] = read[c]
+    return dice, probs, [(c, die) for c, die in doubtful if not any(at_place(k, c) or at_place(c, k) for k in dice)]
+
+
+def piece_of_bigger(frame: np.ndarray, dice: Sequence[Candidate], values: Sequence[int],
+                    confidences: Sequence[float], min_confidence: float, memo: dict,
+                    keep_score: float) -> tuple[int, int] | None:
+    """A die of a pip reading that is a piece of a bigger die: (index, the bigger die's
+    value). `memo`: the reader's record of one frame (its levels' boxes, the faces read)."""
+    boxed = {c for level in memo.get("levels", {}).values() for c in level}  # the finder's own, read
+    found = {c: p for c, p in memo.get("faces", {}).items() if c in boxed}
+    return (piece_of_found(dice, values, found, keep_score)
+            or bigger_die(frame, dice, values, confidences, min_confidence))

@@ -16,7 +16,7 @@ from hardware.vision.detect import Candidate, distinct, find_candidates, whole_o
 from hardware.vision.doubt import doubt, part_of_bigger
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.memory import TableMemory
-from hardware.vision.parts import bigger_die, piece_of_found
+from hardware.vision.parts import dice_inside, piece_of_bigger
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import NEAR_SURE, SpikeProfile, SpikeProfileError, likeness
@@ -269,14 +269,6 @@ def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence
     return first
 
 
-def _piece(frame, kept, values, confidences, min_confidence, memo) -> tuple[int, int] | None:
-    """A die of a pip reading that is a piece of a bigger die: (index, the bigger die's value)."""
-    boxed = {c for level in memo.get("levels", {}).values() for c in level}  # the finder's own, read
-    found = {c: p for c, p in memo.get("faces", {}).items() if c in boxed}
-    return (piece_of_found(kept, values, found, KEEP_SCORE)
-            or bigger_die(frame, kept, values, confidences, min_confidence))
-
-
 def _by_pips(dice: str, profile: SpikeProfile | None) -> bool:
     """Whether the dice's pips tell their values: pip dice, and spike dice whose taught
     pip faces the face model's count names (`SpikeProfile.told_by_pips`)."""
@@ -413,6 +405,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
             doubtful = [(c, die) for c, die in doubtful if one_size(kept + [c], range(len(kept) + 1))
                         and not any(at_place(k, c) or at_place(c, k) for k in kept)]
         _timed(timings, "value", t0)
+    if pips and kept and (inside := dice_inside(kept, probs, doubtful, memo.get("faces", {}), min_confidence)):
+        kept, probs, doubtful = inside  # a patch read as a one, a die its pip: the die in its place
+        values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
     if empty_table is not None:  # after every look: none may bring back what the table showed
         kept, probs, values, confidences, doubtful = off_table(frame, empty_table, kept, probs, values,
                                                                 confidences, doubtful)
@@ -438,7 +433,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if expect is not None and len(kept) != expect:
         reason = (f"{len(kept)} {'die' if len(kept) == 1 else 'dice'} found, the game waits for {expect}: "
                   "please check" + (f" ({reason})" if reason else ""))
-    if reason is None and pips and (piece := _piece(frame, kept, values, confidences, min_confidence, memo)):
+    if reason is None and pips and (piece := piece_of_bigger(frame, kept, values, confidences, min_confidence, memo,
+                                                              KEEP_SCORE)):
         i, bigger = piece
         reason = part_of_bigger(kept[i], values[i], bigger)
     t1 = _timed(timings, "checks", t1)
