@@ -243,7 +243,7 @@ def test_a_one_holding_a_die_read_surely_as_pips_gives_way_to_it():
 @pytest.mark.parametrize("seen, where, size", [
     (ONE, (306, 296), 40),  # a die read as a one at a one's middle is its pip
     (np.array([0.02, 0, 0.25, 0, 0.70, 0, 0, 0.03]), (306, 296), 40),  # read unsurely
-    (FOUR, (350, 300), 40),  # off the middle, where no one's pip lies (a maker's mark)
+    (FOUR, (350, 300), 40),  # off the middle, where no one's pip lies (a close one's side face)
     (FOUR, (306, 296), 120),  # more than half its size: not inside it
 ])
 def test_only_a_die_read_surely_as_pips_at_a_ones_middle_and_small_gives_way(seen, where, size):

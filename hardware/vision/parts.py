@@ -108,19 +108,21 @@ def piece_of_found(dice: Sequence[Candidate], values: Sequence[int], found: dict
     are that it is a die: the piece's own die, read unsurely (seen from the side). `found`:
     the finder's boxes read at this frame, with their face probabilities; None when there
     is none."""
-    def over(c: Candidate, d: Candidate) -> bool:
-        reach = (c.size + d.size) / 2
-        return abs(c.cx - d.cx) < reach and abs(c.cy - d.cy) < reach
-
     for i, (d, v) in enumerate(zip(dice, values)):
         if v not in PIECES:
             continue
         for c, p in found.items():
             if (c.score >= max(keep_score, d.score) and PIECE_OF[0] * d.size <= c.size <= PIECE_OF[1] * d.size
-                    and over(c, d) and not any(over(c, o) for j, o in enumerate(dice) if j != i)
+                    and _over(c, d) and not any(_over(c, o) for j, o in enumerate(dice) if j != i)
                     and (bigger := pip_value(p)[0]) > v):
                 return i, bigger
     return None
+
+
+def _over(c: Candidate, d: Candidate) -> bool:
+    """Whether the boxes of c and d overlap."""
+    reach = (c.size + d.size) / 2
+    return abs(c.cx - d.cx) < reach and abs(c.cy - d.cy) < reach
 
 
 def die_inside(dice: Sequence[Candidate], probs: np.ndarray, read: dict[Candidate, np.ndarray],
@@ -140,7 +142,7 @@ def die_inside(dice: Sequence[Candidate], probs: np.ndarray, read: dict[Candidat
             v, conf = pip_value(q)
             if (c.size <= INSIDE_SIZE * d.size and max(abs(c.cx - d.cx), abs(c.cy - d.cy)) <= INSIDE * d.size
                     and v >= 2 and reads_pips(q) and p_die(q) >= SURE_DIE and pip_confidence(conf) >= min_confidence
-                    and not any(max(abs(c.cx - o.cx), abs(c.cy - o.cy)) < (c.size + o.size) / 2 for o in others)
+                    and not any(_over(c, o) for o in others)
                     and (best is None or conf > best[0])):
                 best = (conf, c)
         if best is not None:
