@@ -204,3 +204,13 @@ def test_the_sure_candidates_are_weighed_before_the_weak_ones():
     candidates ambiguous (something of its size left out); weighed after them, it does not."""
     read = {**BOARD, Candidate(100, 100, 27, 0.35): _p("two", 0.9)}
     assert _throw(read, {TOKEN: BOARD[TOKEN], TILE: BOARD[TILE]}, 2) == [SIX, THREE]
+
+
+def test_away_from_leaves_out_doubts_at_a_die_or_holding_one():
+    from hardware.vision.throw import away_from
+    die = Candidate(100, 100, 40, 0.9)
+    on_it = (Candidate(110, 100, 10, 0.3), 0.5)  # within half the die of its centre
+    holding_it = (Candidate(130, 100, 100, 0.3), 0.4)  # the die lies at its place, not it at the die's
+    apart = (Candidate(200, 100, 40, 0.3), 0.6)
+    assert away_from([on_it, holding_it, apart], [die]) == [apart]
+    assert away_from([on_it, apart], []) == [on_it, apart]

@@ -26,7 +26,7 @@ import numpy as np
 
 from hardware.vision.detect import Candidate
 from hardware.vision.faces import CROP_FACTOR, cut, probabilities, standardise_crops
-from hardware.vision.throw import SURE_DIE, at_place, p_die, reads_pips
+from hardware.vision.throw import SURE_DIE, away_from, p_die, reads_pips
 from hardware.vision.values import face_level, pip_confidence, pip_value
 
 PIECES = (1, 2)  # the values a piece of a bigger die's face is read as
@@ -160,7 +160,7 @@ def dice_inside(dice: list[Candidate], probs: np.ndarray, doubtful: list, read: 
     dice, probs = [inside.get(i, c) for i, c in enumerate(dice)], probs.copy()
     for i, c in inside.items():
         probs[i] = read[c]
-    return dice, probs, [(c, die) for c, die in doubtful if not any(at_place(k, c) or at_place(c, k) for k in dice)]
+    return dice, probs, away_from(doubtful, dice)
 
 
 def piece_of_bigger(frame: np.ndarray, dice: Sequence[Candidate], values: Sequence[int],

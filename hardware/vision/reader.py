@@ -20,10 +20,11 @@ from hardware.vision.parts import dice_inside, piece_of_bigger
 from hardware.vision.reading import DieReading, Reading, check_frame
 from hardware.vision.ready import EmptyTable
 from hardware.vision.spike import NEAR_SURE, SpikeProfile, SpikeProfileError, likeness
-from hardware.vision.throw import (PART_DIE, SMALLER, apart, at_place, beside, left_weak, missed_at_size,
-                                   more_cubes, off_table, one_size, p_die, reads_pips, sure_die, surely_read,
-                                   surest_throw, unnested, without_misfits, without_odd_sizes, without_parts,
-                                   without_smaller_doubts, without_strangers, without_strays, without_unsure_cubes)
+from hardware.vision.throw import (PART_DIE, SMALLER, apart, at_place, away_from, beside, left_weak,
+                                   missed_at_size, more_cubes, off_table, one_size, p_die, reads_pips, sure_die,
+                                   surely_read, surest_throw, unnested, without_misfits, without_odd_sizes,
+                                   without_parts, without_smaller_doubts, without_strangers, without_strays,
+                                   without_unsure_cubes)
 from hardware.vision.values import face_level, pip_confidence, pip_value, read_values
 from hardware.vision.whole import read_whole
 
@@ -402,8 +403,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         if throw is not None:  # what may be a missed die is a thing of the throw's size, not a die taken
             kept, probs = throw, np.array([read[c] for c in throw])
             values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
-            doubtful = [(c, die) for c, die in doubtful if one_size(kept + [c], range(len(kept) + 1))
-                        and not any(at_place(k, c) or at_place(c, k) for k in kept)]
+            doubtful = [(c, die) for c, die in away_from(doubtful, kept) if one_size(kept + [c], range(len(kept) + 1))]
         _timed(timings, "value", t0)
     if pips and kept and (inside := dice_inside(kept, probs, doubtful, memo.get("faces", {}), min_confidence)):
         kept, probs, doubtful = inside  # a patch read as a one, a die its pip: the die in its place

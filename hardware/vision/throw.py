@@ -214,6 +214,11 @@ def at_place(die: Candidate, other: Candidate) -> bool:
     return bool(np.hypot(die.cx - other.cx, die.cy - other.cy) < 0.5 * die.size)
 
 
+def away_from(doubtful: Sequence[tuple[Candidate, float]], dice: Sequence[Candidate]) -> list:
+    """The doubtful (candidate, P(die)) pairs at no die's place, with no die at theirs."""
+    return [(c, die) for c, die in doubtful if not any(at_place(k, c) or at_place(c, k) for k in dice)]
+
+
 def beside(c: Candidate, dice: Sequence[Candidate]) -> bool:
     """Whether c lies within PART_NEAR die sizes of one of the dice."""
     return any(np.hypot(c.cx - d.cx, c.cy - d.cy) < PART_NEAR * d.size for d in dice)
