@@ -8,7 +8,7 @@ import pytest
 
 from hardware.vision.detect import Candidate
 from hardware.vision.reader import KEEP_SCORE
-from hardware.vision.throw import surest_throw
+from hardware.vision.throw import away_from, surest_throw
 
 FACES = ("none", "one", "two", "three", "four", "five", "six", "blank")
 
@@ -207,7 +207,6 @@ def test_the_sure_candidates_are_weighed_before_the_weak_ones():
 
 
 def test_away_from_leaves_out_doubts_at_a_die_or_holding_one():
-    from hardware.vision.throw import away_from
     die = Candidate(100, 100, 40, 0.9)
     on_it = (Candidate(110, 100, 10, 0.3), 0.5)  # within half the die of its centre
     holding_it = (Candidate(130, 100, 100, 0.3), 0.4)  # the die lies at its place, not it at the die's
