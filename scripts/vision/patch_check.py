@@ -67,12 +67,13 @@ def main() -> int:
         entries = [e for e in fixed(name, json.loads((root / "manifest.json").read_text()))
                    if (e.get("kind") or "pip") == "pip" and len(e.get("boxes") or ()) == 1
                    and (test_only or is_held_out(e["image"]))][:args.limit]
+        photos = [cv2.imread(str(root / e["image"])) for e in entries]  # decoded once, laid out 14 ways
         for way, around in (("photo", None), ("patch", 3.0)):
             for size in SIZES:
                 right = held = silent = 0
-                for e in entries:
+                for e, photo in zip(entries, photos):
                     box = e["boxes"][0]
-                    reading = read_dice(framed(cv2.imread(str(root / e["image"])), box, size, around), "pips", expect=1)
+                    reading = read_dice(framed(photo, box, size, around), "pips", expect=1)
                     if reading.flagged:
                         held += 1
                     elif [d.value for d in reading.dice] == [box[4]]:
