@@ -6,15 +6,20 @@ Reproduce:
 
 Why 81000 steps, with figures: docs/decisions.md.
 --cubes SHARE draws that share of the photos as 3-D cubes whose sides show the die's other
-glyphs (glyphs.cube_crop); --from-onnx goes on training an export. The shipped embedding
-uses neither (a fine-tune with cubes was tried and not kept: docs/decisions.md).
+glyphs (glyphs.cube_crop); --from-onnx goes on training an export; --width W makes every
+stage W times as wide. The shipped embedding uses none of these (a fine-tune with cubes was
+tried and not kept, and one with --real: docs/decisions.md).
+--real SHARE makes that share of the pooled groups real pip dice instead of drawn glyphs:
+the six faces of the training split's labelled dice (byler, matteop, rendered-dev pips) and
+of tomitomi3's crops, each photo of a face from another die (RealDice).
 
 Data provenance: **only procedurally generated symbols** (scripts/vision/glyphs.py:
 random strokes, polygons, rings, stars, rays, arcs, dots, pip layouts and combinations,
 drawn on random dice on random tables with tilt, bevel, glare, shadow, blur, noise and
-JPEG). No photo is used, and in particular no rendered-dev spike-A image (neither the
-scenes nor the spike-A-enrol teaching photos): spike-A is kept unseen so that the
-benchmark measures reading a symbol set never seen in development.
+JPEG); with --real, also the training split's photographed and rendered pip dice (never a
+held-out or test-only photo). Without --real no photo is used, and never a rendered-dev
+spike-A image (neither the scenes nor the spike-A-enrol teaching photos): spike-A is kept
+unseen so that the benchmark measures reading a symbol set never seen in development.
 
 Batches: a pool of GROUPS x 6 glyphs x RENDERS photos is rendered ahead and one group is
 replaced every other step. Half the groups are families of six glyphs that differ only in
@@ -31,6 +36,8 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
+import math
 import random
 import sys
 import time
@@ -46,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import glyphs  # noqa: E402
 import parallel  # noqa: E402
-from hardware.vision.faces import standardise_crop  # noqa: E402  (exactly as spike.py reads)
+from hardware.vision.faces import cut, standardise_crop  # noqa: E402  (exactly as spike.py reads)
 
 SIDE = 32  # must match hardware/vision/spike.py SIDE
 CROP = 0.9  # of the die size; must match spike.py CROP
@@ -64,14 +71,16 @@ def conv(cin, cout, folded: bool = False):
 
 class FaceEmbed(nn.Module):
     """Four conv stages (32 -> 4 px) and a linear map to a DIM-vector, L2-normalised in the graph.
-    `folded`: as exported, to go on training a shipped model (--from-onnx)."""
+    `folded`: as exported, to go on training a shipped model (--from-onnx). `width`: every
+    stage's channels times this (the shipped embedding: 1)."""
 
-    def __init__(self, folded: bool = False):
+    def __init__(self, folded: bool = False, width: float = 1.0):
         super().__init__()
         c = functools.partial(conv, folded=folded)
-        self.body = nn.Sequential(c(3, 16), nn.MaxPool2d(2), c(16, 24), c(24, 24), nn.MaxPool2d(2),
-                                  c(24, 48), c(48, 48), nn.MaxPool2d(2), c(48, 64))
-        self.fc = nn.Linear(64 * (SIDE // 8) ** 2, DIM)
+        a, b, d, e = (max(1, round(n * width)) for n in (16, 24, 48, 64))
+        self.body = nn.Sequential(c(3, a), nn.MaxPool2d(2), c(a, b), c(b, b), nn.MaxPool2d(2),
+                                  c(b, d), c(d, d), nn.MaxPool2d(2), c(d, e))
+        self.fc = nn.Linear(e * (SIDE // 8) ** 2, DIM)
 
     def load_onnx(self, path: str) -> "FaceEmbed":
         """The weights of an export (a folded net only: an export has no batch norms)."""
@@ -96,6 +105,50 @@ class FaceEmbed(nn.Module):
 
 
 CUBES = 0.0  # the share of photos drawn as 3-D cubes (glyphs.cube_crop; --cubes)
+REAL = None  # RealDice, with --real
+REAL_SHARE = 0.0  # the share of pooled groups that are real pip dice (--real)
+REAL_CUTS = 4  # crops cut of each real die, each with the finder's errors
+TOMI_SAMPLE = 800  # of tomitomi3's 2,400 grey crops (the colour dice are 2,163)
+
+
+class RealDice:
+    """The training split's labelled pip dice by face (byler, matteop and rendered-dev's pip
+    scenes, never a held-out or test-only photo, and TOMI_SAMPLE of tomitomi3's crops), each
+    cut REAL_CUTS times as the reader would cut it: the finder's size and centre errors and
+    any turn, as glyphs._photographed cuts a drawn die. Photos of one face from other dice are
+    the same symbol: what a table teaches on one die it reads on the others."""
+
+    def __init__(self, rng: random.Random):
+        import dataset
+        import paste_scenes
+        self.crops: dict[int, list[np.ndarray]] = {v: [] for v in range(1, 7)}
+        for item in dataset.load_all():
+            if item.held_out or item.kind != "pip" or not item.boxes:
+                continue
+            img = cv2.imread(str(item.path))
+            for x1, y1, x2, y2, v in item.boxes:
+                self._cuts(img, (x1 + x2) / 2, (y1 + y2) / 2, max(x2 - x1, y2 - y1), int(v), rng)
+        names = json.loads((paste_scenes.TOMI / "manifest.json").read_text())
+        for e in rng.sample(names, min(TOMI_SAMPLE, len(names))):
+            img = cv2.imread(str(paste_scenes.TOMI / e["image"]))
+            self._cuts(img, img.shape[1] / 2, img.shape[0] / 2, paste_scenes.TOMI_DIE, int(e["dice"][0]), rng)
+
+    def _cuts(self, img, x, y, box, value, rng) -> None:
+        for _ in range(REAL_CUTS):
+            size = box * 0.85 * math.exp(rng.gauss(0, 0.15))
+            cx, cy = x + rng.gauss(0, 0.055) * size, y + rng.gauss(0, 0.055) * size
+            self.crops[value].append(cut(img, cx, cy, size * CROP, SIDE, rng.uniform(0, 360)))
+
+    def photo(self, value: int, rng: random.Random) -> np.ndarray:
+        """A crop of some die showing `value`, its light and focus changed a little."""
+        crop = rng.choice(self.crops[value]).astype(np.float32)
+        crop = crop * np.float32([rng.uniform(0.8, 1.2) for _ in range(3)]) + rng.uniform(-20, 20)
+        crop = np.clip(crop, 0, 255).astype(np.uint8)
+        if rng.random() < 0.3:
+            crop = cv2.GaussianBlur(crop, (0, 0), rng.uniform(0.3, 1.0))
+        if rng.random() < 0.1:
+            crop = cv2.cvtColor(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        return crop
 
 
 def photo(glyph, rng, neighbour, shapes=None) -> np.ndarray:
@@ -125,15 +178,21 @@ class Pool:
 
     def __init__(self, rng: random.Random):
         self.rng = rng
-        self.photos = np.stack([self.render() for _ in range(GROUPS)])
+        self.real = np.zeros(GROUPS, bool)  # which groups are real pip dice (their faces: one label each)
+        groups = [self.render() for _ in range(GROUPS)]
+        self.real[:] = [r for r, _ in groups]
+        self.photos = np.stack([p for _, p in groups])
 
-    def render(self) -> np.ndarray:
+    def render(self) -> tuple[bool, np.ndarray]:
+        if REAL is not None and self.rng.random() < REAL_SHARE:
+            return True, np.stack([[REAL.photo(v, self.rng) for _ in range(RENDERS)] for v in range(1, 7)])
         shapes = group(self.rng)
-        return np.stack([[photo(g, self.rng, shapes[self.rng.randrange(6)], shapes) for _ in range(RENDERS)]
-                         for g in shapes])
+        return False, np.stack([[photo(g, self.rng, shapes[self.rng.randrange(6)], shapes) for _ in range(RENDERS)]
+                                for g in shapes])
 
     def refresh(self) -> None:
-        self.photos[self.rng.randrange(GROUPS)] = self.render()
+        gi = self.rng.randrange(GROUPS)
+        self.real[gi], self.photos[gi] = self.render()
 
     def batch(self):
         xs, ys = [], []
@@ -141,7 +200,8 @@ class Pool:
             for j in range(6):
                 for r in self.rng.sample(range(RENDERS), SHOTS):
                     xs.append(standardise_crop(np.rot90(self.photos[gi, j, r], self.rng.randrange(4))))
-                    ys.append(6 * k + j)
+                    # two real groups in a batch show the same six faces
+                    ys.append(6 * GROUPS_PER_BATCH + j if self.real[gi] else 6 * k + j)
         return torch.from_numpy(np.stack(xs)), torch.tensor(ys)
 
 
@@ -214,10 +274,13 @@ def main():
     ap.add_argument("--checkpoint", metavar="FILE",
                     help="save the run here with every export, and go on from it when it is there (keep it "
                          "outside the repository)")
+    ap.add_argument("--width", type=float, default=1.0, help="channels of every stage times this (from scratch)")
+    ap.add_argument("--real", type=float, default=0.0,
+                    help="share of pooled groups that are the training split's real pip dice (RealDice)")
     ap.add_argument("--refresh", type=int, default=2, help="replace one pooled group every this many steps")
     args = ap.parse_args()
-    global CUBES
-    CUBES = args.cubes
+    global CUBES, REAL, REAL_SHARE
+    CUBES, REAL_SHARE = args.cubes, args.real
     torch.manual_seed(23)
     np.random.seed(23)
     rng = random.Random(23)
@@ -229,7 +292,7 @@ def main():
     def scores() -> str:
         return evaluate(net, eps) + ("; cubes: " + evaluate(net, cube_eps) if cube_eps else "")
 
-    net = FaceEmbed(folded=bool(args.from_onnx))
+    net = FaceEmbed(folded=bool(args.from_onnx), width=args.width)
     if args.from_onnx:
         net.load_onnx(args.from_onnx)
         print(f"from {args.from_onnx}: " + scores(), flush=True)
@@ -239,6 +302,10 @@ def main():
     if first > 1:  # the glyphs are drawn anew, from a stream of the step resumed at
         rng = random.Random(23 + first)
     t0, tot = time.time(), 0.0
+    if REAL_SHARE:
+        REAL = RealDice(random.Random(29))
+        print(f"real dice cut {time.time() - t0:.0f}s: " + ", ".join(f"{v}: {len(c)}" for v, c in REAL.crops.items()),
+              flush=True)
     pool = Pool(rng)
     print(f"pool rendered {time.time() - t0:.0f}s", flush=True)
     for step in range(first, args.steps + 1):
