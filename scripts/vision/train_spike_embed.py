@@ -7,8 +7,8 @@ Reproduce:
 Why 81000 steps, with figures: docs/decisions.md.
 --cubes SHARE draws that share of the photos as 3-D cubes whose sides show the die's other
 glyphs (glyphs.cube_crop); --from-onnx goes on training an export; --width W makes every
-stage W times as wide. The shipped embedding uses none of these (a fine-tune with cubes was
-tried and not kept, and one with --real: docs/decisions.md).
+stage W times as wide. The shipped embedding uses none of these (a fine-tune with cubes, one
+with --real and a run from scratch at --width 2 were tried and not kept: docs/decisions.md).
 --real SHARE makes that share of the pooled groups real pip dice instead of drawn glyphs:
 the six faces of the training split's labelled dice (byler, matteop, rendered-dev pips) and
 of tomitomi3's crops, each photo of a face from another die (RealDice).
