@@ -191,8 +191,9 @@ class Pool:
                                 for g in shapes])
 
     def refresh(self) -> None:
+        real, photos = self.render()  # drawn before the group it replaces, as the shipped run drew them
         gi = self.rng.randrange(GROUPS)
-        self.real[gi], self.photos[gi] = self.render()
+        self.real[gi], self.photos[gi] = real, photos
 
     def batch(self):
         xs, ys = [], []
