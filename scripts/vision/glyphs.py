@@ -269,15 +269,20 @@ def face_crop(glyph: np.ndarray, rng: random.Random, out: int, crop: float, neig
     return _photographed(img, rng, x + w / 2, y + h / 2, max(w, h), crop, out)
 
 
+def as_found(x: float, y: float, box: float, rng: random.Random) -> tuple[float, float, float]:
+    """(centre x, centre y, size) of a die boxed at (x, y), `box` wide, as the centre model
+    finds it: a little smaller than its silhouette (0.7..1.2 x), its centre off by ~6%."""
+    size = box * 0.85 * math.exp(rng.gauss(0, 0.15))
+    return x + rng.gauss(0, 0.055) * size, y + rng.gauss(0, 0.055) * size, size
+
+
 def _photographed(img: np.ndarray, rng: random.Random, x: float, y: float, box: float, crop: float,
                   out: int) -> np.ndarray:
     """The die boxed at (x, y), `box` wide, in the drawn scene `img`, photographed and cut as
     the reader cuts it: white balance, the finder's errors, a camera's size, blur, noise and
     JPEG; out x out BGR uint8."""
     img = img * np.float32([rng.uniform(0.8, 1.2) for _ in range(3)])  # white balance
-    # the centre model finds dice a little smaller than their silhouette (0.7..1.2 x), centre off by ~6%
-    size = box * 0.85 * math.exp(rng.gauss(0, 0.15))
-    ccx, ccy = x + rng.gauss(0, 0.055) * size, y + rng.gauss(0, 0.055) * size
+    ccx, ccy, size = as_found(x, y, box, rng)
     shot = rng.randint(22, 64)  # the die's size in camera pixels
     small = cut(np.clip(img, 0, 255), ccx, ccy, size * crop, max(12, int(shot * crop)), rng.uniform(0, 360))
     if rng.random() < 0.5:

@@ -37,7 +37,6 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import math
 import random
 import sys
 import time
@@ -114,9 +113,9 @@ TOMI_SAMPLE = 800  # of tomitomi3's 2,400 grey crops (the colour dice are 2,163)
 class RealDice:
     """The training split's labelled pip dice by face (byler, matteop and rendered-dev's pip
     scenes, never a held-out or test-only photo, and TOMI_SAMPLE of tomitomi3's crops), each
-    cut REAL_CUTS times as the reader would cut it: the finder's size and centre errors and
-    any turn, as glyphs._photographed cuts a drawn die. Photos of one face from other dice are
-    the same symbol: what a table teaches on one die it reads on the others."""
+    cut REAL_CUTS times as the reader would cut it: the finder's size and centre errors
+    (glyphs.as_found, as for a drawn die) and any turn. Photos of one face from other dice
+    are the same symbol: what a table teaches on one die it reads on the others."""
 
     def __init__(self, rng: random.Random):
         import dataset
@@ -135,8 +134,7 @@ class RealDice:
 
     def _cuts(self, img, x, y, box, value, rng) -> None:
         for _ in range(REAL_CUTS):
-            size = box * 0.85 * math.exp(rng.gauss(0, 0.15))
-            cx, cy = x + rng.gauss(0, 0.055) * size, y + rng.gauss(0, 0.055) * size
+            cx, cy, size = glyphs.as_found(x, y, box, rng)
             self.crops[value].append(cut(img, cx, cy, size * CROP, SIDE, rng.uniform(0, 360)))
 
     def photo(self, value: int, rng: random.Random) -> np.ndarray:
@@ -178,9 +176,8 @@ class Pool:
 
     def __init__(self, rng: random.Random):
         self.rng = rng
-        self.real = np.zeros(GROUPS, bool)  # which groups are real pip dice (their faces: one label each)
         groups = [self.render() for _ in range(GROUPS)]
-        self.real[:] = [r for r, _ in groups]
+        self.real = np.array([r for r, _ in groups])  # which groups are real pip dice (their faces: one label each)
         self.photos = np.stack([p for _, p in groups])
 
     def render(self) -> tuple[bool, np.ndarray]:
