@@ -40,6 +40,15 @@ def test_a_dark_mark_on_a_light_die_maps_like_a_light_mark_on_a_dark_die():
     assert light.shape == (marks.MAP_SIDE, marks.MAP_SIDE) and 0 <= light.min() and light.max() <= 1
 
 
+def test_a_mark_map_comes_at_the_side_asked_for_and_shrinks_like_the_default():
+    crop = die("cross", body=(40, 40, 200), ink=(230, 230, 230))
+    full = marks.mark_map(crop, crop.shape[0])
+    assert crop.shape[0] != marks.MAP_SIDE  # else the two maps below are one
+    assert full.shape == crop.shape[:2] and 0 <= full.min() and full.max() <= 1
+    shrunk = cv2.resize(full, (marks.MAP_SIDE, marks.MAP_SIDE), interpolation=cv2.INTER_AREA)
+    assert np.array_equal(marks.mark_map(crop), shrunk)
+
+
 def test_a_mark_is_matched_whatever_its_turn_colour_and_a_small_shift():
     taught = [die("ring"), die("cross"), die("bar")]
     bank, owners = marks.templates(taught), np.array([1, 2, 3])

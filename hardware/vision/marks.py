@@ -45,8 +45,8 @@ def _nth(x: np.ndarray, q: float) -> np.ndarray:
     return np.partition(x, k, axis=0)[k]
 
 
-def mark_map(crop: np.ndarray) -> np.ndarray:
-    """(MAP_SIDE, MAP_SIDE) float32 0..1: how unlike the die's colour each pixel is (CIELAB
+def mark_map(crop: np.ndarray, out: int = MAP_SIDE) -> np.ndarray:
+    """(out, out) float32 0..1: how unlike the die's colour each pixel is (CIELAB
     distance from the median colour of the middle, scaled by its 97th percentile there),
     fading out towards the crop's edge where the table and the die's sides show."""
     side = crop.shape[0]
@@ -55,7 +55,7 @@ def mark_map(crop: np.ndarray) -> np.ndarray:
     diff = lab - _nth(lab[inner], 0.5)
     d = np.sqrt(np.einsum("ij,ij->i", diff, diff)) * fade
     m = np.minimum(d / (_nth(d[inner], 0.97) + 1e-3), 1).reshape(side, side)
-    return m if side == MAP_SIDE else cv2.resize(m, (MAP_SIDE, MAP_SIDE), interpolation=cv2.INTER_AREA)
+    return m if side == out else cv2.resize(m, (out, out), interpolation=cv2.INTER_AREA)
 
 
 def _unit_rows(x: np.ndarray) -> np.ndarray:

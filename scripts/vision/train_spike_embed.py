@@ -9,6 +9,9 @@ Why 81000 steps, with figures: docs/decisions.md.
 glyphs (glyphs.cube_crop); --from-onnx goes on training an export; --width W makes every
 stage W times as wide. The shipped embedding uses none of these (a fine-tune with cubes, one
 with --real and a run from scratch at --width 2 were tried and not kept: docs/decisions.md).
+--marks makes the net see each crop's mark map (hardware/vision/marks.py's mark_map: how unlike
+the die's own colour each pixel is, so colour and polarity drop out) instead of its colours:
+a mark embedding, tried beside the colour one and not kept (docs/decisions.md).
 --real SHARE makes that share of the pooled groups real pip dice instead of drawn glyphs:
 the six faces of the training split's labelled dice (byler, matteop, rendered-dev pips) and
 of tomitomi3's crops, each photo of a face from another die (RealDice).
@@ -53,6 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import glyphs  # noqa: E402
 import parallel  # noqa: E402
 from hardware.vision.faces import cut, standardise_crop  # noqa: E402  (exactly as spike.py reads)
+from hardware.vision.marks import mark_map  # noqa: E402
 
 SIDE = 32  # must match hardware/vision/spike.py SIDE
 CROP = 0.9  # of the die size; must match spike.py CROP
@@ -73,11 +77,11 @@ class FaceEmbed(nn.Module):
     `folded`: as exported, to go on training a shipped model (--from-onnx). `width`: every
     stage's channels times this (the shipped embedding: 1)."""
 
-    def __init__(self, folded: bool = False, width: float = 1.0):
+    def __init__(self, folded: bool = False, width: float = 1.0, cin: int = 3):
         super().__init__()
         c = functools.partial(conv, folded=folded)
         a, b, d, e = (max(1, round(n * width)) for n in (16, 24, 48, 64))
-        self.body = nn.Sequential(c(3, a), nn.MaxPool2d(2), c(a, b), c(b, b), nn.MaxPool2d(2),
+        self.body = nn.Sequential(c(cin, a), nn.MaxPool2d(2), c(a, b), c(b, b), nn.MaxPool2d(2),
                                   c(b, d), c(d, d), nn.MaxPool2d(2), c(d, e))
         self.fc = nn.Linear(e * (SIDE // 8) ** 2, DIM)
 
@@ -101,6 +105,22 @@ class FaceEmbed(nn.Module):
 
     def forward(self, x):
         return F.normalize(self.fc(self.body(x).flatten(1)), dim=1)
+
+
+MARKS = False  # --marks: the net sees each crop's mark map (mark_input), not its colours
+
+
+def mark_input(crop: np.ndarray) -> np.ndarray:
+    """(1, SIDE, SIDE): the crop's mark map (marks.mark_map: how unlike the die's own colour
+    each pixel is, so colour and polarity drop out) at full size, to zero mean and about
+    unit spread."""
+    m = mark_map(np.ascontiguousarray(crop), crop.shape[0])
+    return ((m - m.mean()) / (m.std() + 0.1))[None].astype(np.float32)
+
+
+def as_input(crop: np.ndarray) -> np.ndarray:
+    """One crop as the net takes it: standardised colours, or its mark map (--marks)."""
+    return mark_input(crop) if MARKS else standardise_crop(crop)
 
 
 CUBES = 0.0  # the share of photos drawn as 3-D cubes (glyphs.cube_crop; --cubes)
@@ -197,7 +217,7 @@ class Pool:
         for k, gi in enumerate(self.rng.sample(range(GROUPS), GROUPS_PER_BATCH)):
             for j in range(6):
                 for r in self.rng.sample(range(RENDERS), SHOTS):
-                    xs.append(standardise_crop(np.rot90(self.photos[gi, j, r], self.rng.randrange(4))))
+                    xs.append(as_input(np.rot90(self.photos[gi, j, r], self.rng.randrange(4))))
                     # two real groups in a batch show the same six faces
                     ys.append(6 * GROUPS_PER_BATCH + j if self.real[gi] else 6 * k + j)
         return torch.from_numpy(np.stack(xs)), torch.tensor(ys)
@@ -225,8 +245,8 @@ def episodes(seed: int, n: int = 20, taught: int = 4, read: int = 8, cubes: bool
 
     for k in range(n):
         faces = glyphs.family(rng) if k % 2 else [glyphs.random_glyph(rng) for _ in range(6)]
-        t = [(standardise_crop(shot(g, faces)), v) for v, g in enumerate(faces) for _ in range(taught)]
-        r = [(standardise_crop(shot(g, faces)), v) for v, g in enumerate(faces) for _ in range(read)]
+        t = [(as_input(shot(g, faces)), v) for v, g in enumerate(faces) for _ in range(taught)]
+        r = [(as_input(shot(g, faces)), v) for v, g in enumerate(faces) for _ in range(read)]
         out.append(tuple(np.stack(a) if k % 2 == 0 else np.array(a) for k, a in
                          enumerate([[x for x, _ in t], [v for _, v in t], [x for x, _ in r], [v for _, v in r]])))
     return out
@@ -257,7 +277,7 @@ def evaluate(net, eps) -> str:
 
 def export(net, out):
     net.eval()
-    torch.onnx.export(net, torch.zeros(1, 3, SIDE, SIDE), out, input_names=["faces"], output_names=["embedding"],
+    torch.onnx.export(net, torch.zeros(1, 1 if MARKS else 3, SIDE, SIDE), out, input_names=["faces"], output_names=["embedding"],
                       opset_version=13, dynamic_axes={"faces": {0: "n"}, "embedding": {0: "n"}}, dynamo=False)
     net.train()
 
@@ -275,10 +295,11 @@ def main():
     ap.add_argument("--width", type=float, default=1.0, help="channels of every stage times this (from scratch)")
     ap.add_argument("--real", type=float, default=0.0,
                     help="share of pooled groups that are the training split's real pip dice (RealDice)")
+    ap.add_argument("--marks", action="store_true", help="the net sees mark maps (mark_input), not colours")
     ap.add_argument("--refresh", type=int, default=2, help="replace one pooled group every this many steps")
     args = ap.parse_args()
-    global CUBES, REAL, REAL_SHARE
-    CUBES, REAL_SHARE = args.cubes, args.real
+    global CUBES, REAL, REAL_SHARE, MARKS
+    CUBES, REAL_SHARE, MARKS = args.cubes, args.real, args.marks
     torch.manual_seed(23)
     np.random.seed(23)
     rng = random.Random(23)
@@ -290,7 +311,7 @@ def main():
     def scores() -> str:
         return evaluate(net, eps) + ("; cubes: " + evaluate(net, cube_eps) if cube_eps else "")
 
-    net = FaceEmbed(folded=bool(args.from_onnx), width=args.width)
+    net = FaceEmbed(folded=bool(args.from_onnx), width=args.width, cin=1 if MARKS else 3)
     if args.from_onnx:
         net.load_onnx(args.from_onnx)
         print(f"from {args.from_onnx}: " + scores(), flush=True)
