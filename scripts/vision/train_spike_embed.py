@@ -277,8 +277,9 @@ def evaluate(net, eps) -> str:
 
 def export(net, out):
     net.eval()
-    torch.onnx.export(net, torch.zeros(1, 1 if MARKS else 3, SIDE, SIDE), out, input_names=["faces"], output_names=["embedding"],
-                      opset_version=13, dynamic_axes={"faces": {0: "n"}, "embedding": {0: "n"}}, dynamo=False)
+    torch.onnx.export(net, torch.zeros(1, 1 if MARKS else 3, SIDE, SIDE), out, input_names=["faces"],
+                      output_names=["embedding"], opset_version=13,
+                      dynamic_axes={"faces": {0: "n"}, "embedding": {0: "n"}}, dynamo=False)
     net.train()
 
 
