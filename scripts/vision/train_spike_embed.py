@@ -75,10 +75,12 @@ def conv(cin, cout, folded: bool = False):
 class FaceEmbed(nn.Module):
     """Four conv stages (32 -> 4 px) and a linear map to a DIM-vector, L2-normalised in the graph.
     `folded`: as exported, to go on training a shipped model (--from-onnx). `width`: every
-    stage's channels times this (the shipped embedding: 1)."""
+    stage's channels times this (the shipped embedding: 1). `cin`: input channels (3 colours,
+    or 1 for a mark map: --marks)."""
 
     def __init__(self, folded: bool = False, width: float = 1.0, cin: int = 3):
         super().__init__()
+        self.cin = cin
         c = functools.partial(conv, folded=folded)
         a, b, d, e = (max(1, round(n * width)) for n in (16, 24, 48, 64))
         self.body = nn.Sequential(c(cin, a), nn.MaxPool2d(2), c(a, b), c(b, b), nn.MaxPool2d(2),
@@ -277,7 +279,7 @@ def evaluate(net, eps) -> str:
 
 def export(net, out):
     net.eval()
-    torch.onnx.export(net, torch.zeros(1, 1 if MARKS else 3, SIDE, SIDE), out, input_names=["faces"],
+    torch.onnx.export(net, torch.zeros(1, net.cin, SIDE, SIDE), out, input_names=["faces"],
                       output_names=["embedding"], opset_version=13,
                       dynamic_axes={"faces": {0: "n"}, "embedding": {0: "n"}}, dynamo=False)
     net.train()
