@@ -290,5 +290,53 @@ def test_a_patch_holding_one_die_is_read_as_that_die_not_as_a_one(monkeypatch):
     reading = read_dice(frame, "pips", expect=1)
     assert value == 6 and [d.value for d in reading.dice] == [value] and not reading.flagged
     monkeypatch.setattr(parts, "INSIDE", -1.0)  # without the rule: the patch, read surely as a one
+    monkeypatch.setattr(parts, "PIP_OFF", -1.0)  # (its pip boxed as a die, below, left out too)
     alone = read_dice(frame, "pips", expect=1)
     assert [d.value for d in alone.dice] == [1] and not alone.flagged
+
+
+# parts.pips_as_dice: a one's pip boxed as a die, for a small die the finder missed on a patch.
+
+def test_a_ones_pip_is_boxed_where_it_lies_at_its_own_size():
+    img = np.full((960, 1280, 3), (70, 110, 140), np.uint8)
+    _drawn_die(img, 640, 480, 200, 1)
+    (pip,) = parts.pips_as_dice(img, Candidate(646, 474, 200, 0.9))  # the box a little off, as found
+    assert abs(pip.cx - 640) <= 1 and abs(pip.cy - 480) <= 1 and 0.15 * 200 <= pip.size <= 0.2 * 200
+    assert parts.pips_as_dice(img, Candidate(640, 480, 12, 0.9)) == []  # a pip too small to be a die
+
+
+@pytest.mark.parametrize("side", [60, 200, 400])
+def test_a_real_one_whose_pip_is_read_as_a_die_stays_a_one(side):
+    img = np.full((960, 1280, 3), (70, 110, 140), np.uint8)
+    _drawn_die(img, 640, 480, side, 1)
+    reading = read_dice(img, "pips", expect=1)
+    assert [d.value for d in reading.dice] == [1] and not reading.flagged, reading.reason
+
+
+def test_a_small_die_the_finder_missed_on_a_patch_stands_in_for_the_one(monkeypatch):
+    frame, value = _patch_on_a_plain_table(14)
+    reading = read_dice(frame, "pips", expect=1)
+    assert value == 6 and [d.value for d in reading.dice] == [value] and not reading.flagged, reading.reason
+    (die,) = reading.dice
+    assert die.box[2] - die.box[0] < 20  # the die's own box, not the patch's
+    monkeypatch.setattr(parts, "PIP_OFF", -1.0)  # without its pip boxed: the patch, surely a one
+    assert [d.value for d in read_dice(frame, "pips", expect=1).dice] == [1]
+
+
+def test_a_small_blob_surely_a_die_stands_in_however_unsure_its_value_a_found_box_only_when_sure():
+    patch = Candidate(300, 300, 200, 0.9)
+    unsure_two = np.array([0.03, 0.02, 0.6, 0.1, 0.15, 0.05, 0.04, 0.01])
+    blob, found = Candidate(330, 330, 20, 0.9), Candidate(302, 298, 20, 0.9)
+    assert parts.die_inside([patch], np.array([ONE]), {found: unsure_two}, 0.8) == {}
+    assert parts.die_inside([patch], np.array([ONE]), {blob: unsure_two}, 0.8, {0: [blob]}) == {0: blob}
+    # ... but not when no number of pips is at even odds (a one's small pip under noise)
+    no_number = np.array([0.12, 0.14, 0.09, 0.24, 0.08, 0.19, 0.14, 0.0])
+    assert parts.die_inside([patch], np.array([ONE]), {blob: no_number}, 0.8, {0: [blob]}) == {}
+    # a blob big enough to be the one's own pip stands in only when read surely
+    pip_sized = Candidate(330, 330, 40, 0.9)
+    assert parts.die_inside([patch], np.array([ONE]), {pip_sized: unsure_two}, 0.8, {0: [pip_sized]}) == {}
+    assert parts.die_inside([patch], np.array([ONE]), {pip_sized: FOUR}, 0.8, {0: [pip_sized]}) == {0: pip_sized}
+    # a blob further out than PIP_OFF, or one that is no die, does not
+    far = Candidate(360, 300, 20, 0.9)
+    assert parts.die_inside([patch], np.array([ONE]), {far: FOUR}, 0.8, {0: [far]}) == {}
+    assert parts.die_inside([patch], np.array([ONE]), {blob: NO_DIE}, 0.8, {0: [blob]}) == {}

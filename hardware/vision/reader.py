@@ -405,7 +405,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
             values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
             doubtful = [(c, die) for c, die in away_from(doubtful, kept) if one_size(kept + [c], range(len(kept) + 1))]
         _timed(timings, "value", t0)
-    if pips and kept and (inside := dice_inside(kept, probs, doubtful, memo.get("faces", {}), min_confidence)):
+    if pips and kept and (inside := dice_inside(kept, probs, doubtful, memo.get("faces", {}), min_confidence, frame)):
         kept, probs, doubtful = inside  # a patch read as a one, a die its pip: the die in its place
         values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
     if empty_table is not None:  # after every look: none may bring back what the table showed
