@@ -158,10 +158,10 @@ def die_inside(dice: Sequence[Candidate], probs: np.ndarray, read: dict[Candidat
         own = set((blobs or {}).get(i, ()))
         best = None
         for c, q in read.items():
-            v, conf = pip_value(q)
+            conf = pip_value(q)[1]
             reach = PIP_OFF if c in own else INSIDE
             if (c.size <= INSIDE_SIZE * d.size and max(abs(c.cx - d.cx), abs(c.cy - d.cy)) <= reach * d.size
-                    and v >= 2 and reads_pips(q) and p_die(q) >= SURE_DIE
+                    and _pips_of_die(q) is not None
                     and ((c in own and c.size < PIP_SMALL * d.size and conf >= PIP_EVEN)
                          or pip_confidence(conf) >= min_confidence)
                     and not any(_over(c, o) for o in others)
@@ -218,7 +218,7 @@ def dice_inside(dice: list[Candidate], probs: np.ndarray, doubtful: list, read: 
     whose every view they take surely for a die showing one number of pips is read as
     their mean."""
     blobs: dict[int, list[Candidate]] = {}
-    read = dict(read)  # with the blobs' readings, for this rule alone
+    seen_as_dice: dict[Candidate, np.ndarray] = {}  # the blobs' readings, for this rule alone
     if frame is not None:
         found = [(i, g) for i, (d, p) in enumerate(zip(dice, probs)) if pip_value(p)[0] == 1
                  for g in pips_as_dice(frame, d)]
@@ -229,8 +229,9 @@ def dice_inside(dice: list[Candidate], probs: np.ndarray, doubtful: list, read: 
             for (i, g), q in zip(found, seen):
                 if len(named := {_pips_of_die(v) for v in q}) == 1 and None not in named:
                     blob = Candidate(g.cx, g.cy, g.size * float(np.mean(PIP_DIE_SIZES)), g.score)
-                    read[blob] = q.mean(0)  # every view surely a die with one number of pips
+                    seen_as_dice[blob] = q.mean(0)  # every view surely a die with one number of pips
                     blobs.setdefault(i, []).append(blob)
+    read = {**read, **seen_as_dice} if seen_as_dice else read
     inside = die_inside(dice, probs, read, min_confidence, blobs)
     if not inside:
         return None
