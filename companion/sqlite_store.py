@@ -9,6 +9,7 @@ and is never written to (nothing is created or migrated until the file is recogn
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -65,6 +66,12 @@ class ReadOnlyStore(StoreError):
 
 class NewerStore(StoreError):
     """The file was written by a newer companion: upgrade rather than lose games."""
+
+
+class StoreFull(StoreError):
+    """The disk holding the game database is full (an SD card filled up): this write was
+    not made, and nothing stored before is lost. Writes go through again once there is
+    space; nothing needs restarting."""
 
 
 class GameNotFound(StoreError, KeyError):
@@ -331,23 +338,54 @@ class SqliteStore:
         self._db.execute("INSERT INTO events (game_id, idx, body) VALUES (?, ?, ?)", (key, index, _dump(body)))
 
     def _transaction(self) -> "_Transaction":
-        return _Transaction(self._db)
+        return _Transaction(self._db, self.path)
 
 
 class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error); COMMIT is the fsync point."""
+    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on error); COMMIT is the fsync point. A full
+    disk, met at any step, is rolled back and raised as StoreFull."""
 
-    def __init__(self, db: sqlite3.Connection):
+    def __init__(self, db: sqlite3.Connection, path: Path):
         self._db = db
+        self._path = path
 
     def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            self._raise_if_full(exc)
+            raise
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if exc_type is None:
-            self._db.execute("COMMIT")
-        else:
+            try:
+                self._db.execute("COMMIT")
+                return
+            except sqlite3.Error as failed:  # SQLite may keep the transaction open after it
+                exc = failed
+        if self._db.in_transaction:
             self._db.execute("ROLLBACK")
+        self._raise_if_full(exc)
+        if exc_type is None:
+            raise exc
+
+    def _raise_if_full(self, exc: BaseException | None) -> None:
+        if _disk_full(exc):
+            raise StoreFull(full_message(self._path.parent)) from exc
+
+
+def _disk_full(exc: BaseException | None) -> bool:
+    """SQLite's SQLITE_FULL (the disk, or the database's page limit), or the OS's ENOSPC."""
+    if isinstance(exc, sqlite3.Error):
+        return getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc)
+    return isinstance(exc, OSError) and exc.errno == errno.ENOSPC
+
+
+def full_message(folder: Path) -> str:
+    """What the host is told while the disk holding `folder` is full."""
+    return (f"the SD card is full (the disk holding {folder}): nothing more can be stored. Free some space on it "
+            "(old backups, logs); the table goes on by itself once there is room, and everything already "
+            "acknowledged is kept")
 
 
 def _key(game_id: str) -> int:

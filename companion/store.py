@@ -10,10 +10,11 @@ import itertools
 from typing import Any, Mapping, Protocol
 
 from companion.rules import Event, GameRecord
-from companion.sqlite_store import CorruptStore, GameNotFound, NewerStore, ReadOnlyStore, SqliteStore, StoreError
+from companion.sqlite_store import (CorruptStore, GameNotFound, NewerStore, ReadOnlyStore, SqliteStore, StoreError,
+                                    StoreFull)
 
 __all__ = ["CorruptStore", "GameNotFound", "MemoryStore", "NewerStore", "ReadOnlyStore", "SqliteStore", "Store",
-           "StoreError", "summary"]
+           "StoreError", "StoreFull", "summary"]
 
 
 class Store(Protocol):

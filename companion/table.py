@@ -15,6 +15,7 @@ import json
 import logging
 import threading
 import time
+from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from companion.history import stored_as
@@ -22,7 +23,7 @@ from companion.projection import SeatsView, game_entry, host_view, public_snapsh
 from companion.readings import HeldReading, Offered, OfferedReading, RevealPhotos
 from companion.rules import DiceObserved, Event, GameRecord, IllegalAction, RulesError
 from companion.session import Session
-from companion.store import MemoryStore, Store
+from companion.store import MemoryStore, Store, StoreFull
 
 log = logging.getLogger("companion.table")
 
@@ -48,6 +49,8 @@ class Table:
         self._photos = RevealPhotos(photo_limit)
         self._devices: dict[str, dict[str, str]] = {}
         self._end_unsaved = False  # the current game is over, but the store has not taken its end yet
+        self._store_full: str | None = None  # why the last write found the disk full (until one goes through)
+        self._store_told = False  # the store's device status is the table's own (full, or an end unsaved)
         self._publish()
 
     # --- life cycle -------------------------------------------------------------------
@@ -94,7 +97,8 @@ class Table:
                 self._file_end()
             meta = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))}
             session = Session.new(game, players, options, meta)
-            game_id = self.store.create(session.record)
+            with self._storing():
+                game_id = self.store.create(session.record)
             self._session, self._game_id = session, game_id
             self._end_unsaved = False  # if the retry failed, the warning stays: the restart stores that end
             self._held = None
@@ -124,7 +128,8 @@ class Table:
             meta["imported"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))
             filed = GameRecord(game=session.game.name, players=tuple(record.players),
                                options=dict(record.options), events=tuple(record.events), meta=meta)
-            game_id = self.store.create_finished(filed, session.slate().to_json())
+            with self._storing():
+                game_id = self.store.create_finished(filed, session.slate().to_json())
             log.info("game %s imported: %s for %s, %d events", game_id, session.game.title,
                      ", ".join(record.players), len(record.events))
             return game_id
@@ -195,11 +200,16 @@ class Table:
         # unfinished with its events over, which resume() finishes again: as before the undo.
         reopened = before.finished and not session.finished and not self._end_unsaved
         try:
-            if reopened:
-                self.store.reopen(self._game_id)
-            self.store.append(self._game_id, index, event)
-        except Exception:
-            log.exception("could not store event %d of game %s; it was not applied", index, self._game_id)
+            with self._storing():
+                if reopened:
+                    self.store.reopen(self._game_id)
+                self.store.append(self._game_id, index, event)
+        except Exception as exc:
+            if isinstance(exc, StoreFull):  # said on the slate and the panel; no traceback a press
+                log.warning("could not store event %d of game %s; it was not applied: the disk is full",
+                            index, self._game_id)
+            else:
+                log.exception("could not store event %d of game %s; it was not applied", index, self._game_id)
             if reopened:  # the game is over again: its end back in the store, or stored later
                 self._file_end()
             raise
@@ -223,7 +233,11 @@ class Table:
         """
         final = session.slate()
         try:
-            self.store.finish(game_id, final.to_json())
+            with self._storing():
+                self.store.finish(game_id, final.to_json())
+        except StoreFull:
+            log.warning("could not store the end of game %s: the disk is full; it is stored once there is room", game_id)
+            return False
         except Exception:
             log.exception("could not store the end of game %s; it is stored before the next game or on restart",
                           game_id)
@@ -238,13 +252,41 @@ class Table:
     def _end_stored(self, stored: bool) -> None:
         """Whether the current game's end is in the store: a warning on the slate and host
         panel while it is not (shown with the next publication)."""
-        if stored and self._end_unsaved:
-            self._devices["store"] = {"status": "ok", "message": ""}
-        elif not stored:
+        self._end_unsaved = not stored
+        self._show_store()
+
+    @contextmanager
+    def _storing(self) -> Iterator[None]:
+        """One write to the store. While the disk is full (StoreFull, raised on) the slate and
+        the host panel say so; the first write that goes through again takes it back, so the
+        table goes on once there is room, with no restart. Publishes only the news of a full
+        disk: a write that succeeds is published by its caller."""
+        try:
+            yield
+        except StoreFull as exc:
+            news = self._store_full != str(exc)
+            self._store_full = str(exc)
+            if news:
+                self._show_store()
+                self._publish()
+            raise
+        if self._store_full is not None:
+            log.info("the store takes writes again")
+            self._store_full = None
+            self._show_store()
+
+    def _show_store(self) -> None:
+        """The store's device status, from what the table knows of it: full, an end unsaved,
+        or (once either is over) ok. Another's status of the store (the service's) stays."""
+        if self._store_full is not None:
+            self._devices["store"] = {"status": "full", "message": self._store_full}
+        elif self._end_unsaved:
             self._devices["store"] = {"status": "warning", "message": (
                 f"game {self._game_id} is over but the store did not take its end (see the log); "
                 "it is stored again before the next game starts and on restart")}
-        self._end_unsaved = not stored
+        elif self._store_told:
+            self._devices["store"] = {"status": "ok", "message": ""}
+        self._store_told = self._store_full is not None or self._end_unsaved
 
     def _require(self) -> Session:
         if self._session is None:

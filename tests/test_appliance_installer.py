@@ -98,7 +98,7 @@ def test_table_service_command_points_at_the_venv_config_and_state_the_installer
     venv = str(Path(command[0]).parent.parent)
     assert ["/usr/bin/python3", "-m", "venv", "--system-site-packages", venv] in planned(out)
     pip = [step for step in planned(out) if step[0] == f"{venv}/bin/pip"]
-    assert pip and f"{REPO}[pi]" in pip[0]
+    assert pip and f"{REPO}/requirements.txt" in pip[0] and pip[-1][-2:] == ["--no-deps", str(REPO)]
     assert command[1] == "serve"
     options = dict(zip(command[2::2], command[3::2]))
     assert options == {"--config": "/etc/game-companion/config.toml",
@@ -315,14 +315,35 @@ def test_pip_is_held_to_the_os_numpy_and_never_asked_for_numpy_below_2(tmp_path,
     out = ok(install(root, fake_bin))
     steps = planned(out)
     pip = [step for step in steps if step[0].endswith("/bin/pip")]
-    assert len(pip) == 1 and "--only-binary=:all:" in pip[0]
-    assert not any("numpy" in word for word in pip[0])
+    assert len(pip) == 2 and all("--only-binary=:all:" in step for step in pip)
+    assert not any("numpy" in word for step in pip for word in step)
+    # the tested versions, every file checked by its hash; then the companion adding nothing
+    assert pip[0][-3:] == ["--require-hashes", "-r", f"{REPO}/requirements.txt"]
+    assert pip[1][-2:] == ["--no-deps", str(REPO)]
     constraints = pip[0][pip[0].index("--constraint") + 1]
     assert constraints == "/opt/game-companion/constraints.txt"
     pins = [line for line in (root / constraints.lstrip("/")).read_text().splitlines() if not line.startswith("#")]
     assert pins == [f"numpy=={version}"]
     apt = next(step for step in steps if step[:2] == ["env", "DEBIAN_FRONTEND=noninteractive"])
     assert "python3-numpy" in apt
+
+
+@pytest.mark.parametrize("python, version", [("3.11.2", "1.24.2"), ("3.13.5", "2.2.4")])
+def test_the_lock_pins_the_numpy_each_raspberry_pi_os_ships_for_its_python(python, version):
+    """Bookworm: Python 3.11 and numpy 1.24.2; Trixie: 3.13 and 2.2.4. The lock's numpy for
+    that Python is the OS's, so the locked install keeps it (and OpenCV fits it)."""
+    from packaging.markers import Marker
+    pins = {}
+    for line in (REPO / "requirements.txt").read_text().splitlines():
+        if line.startswith(("numpy==", "opencv-python-headless==")):
+            pin, _, marker = line.rstrip(" \\").partition(";")
+            env = {"python_version": python.rsplit(".", 1)[0], "python_full_version": python,
+                   "platform_machine": "aarch64", "sys_platform": "linux"}
+            if not marker.strip() or Marker(marker.strip()).evaluate(env):
+                name, want = pin.strip().split("==")
+                assert name not in pins, f"two pins of {name} for Python {python}"
+                pins[name] = want
+    assert pins["numpy"] == version and "opencv-python-headless" in pins
 
 
 def test_without_the_os_numpy_the_installer_warns_and_pins_nothing(tmp_path, fake_bin):

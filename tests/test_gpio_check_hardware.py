@@ -86,14 +86,29 @@ def test_a_well_wired_table_passes_every_check_and_saves_a_snapshot(factory, rec
     builder = Builder(factory, wiring)
     code, check = walk(factory, builder, recorded_camera, tmp_path)
     assert code == 0, check.outcome.problems
-    assert check.outcome.checked == 14 + 6 + 1
+    assert check.outcome.checked == 14 + 6 + 1 + 1  # buttons, lights, the dice reader, the camera
     assert builder.heard.count("  ok") == 20
+    assert any(text.startswith("  ok: read ") and text.endswith(", as labelled") for text in builder.heard)
     assert "press seat 3 green (GPIO5 (header pin 29))" in builder.heard  # seats read from 1, as labelled
     prompts = [text for text in builder.heard if text.startswith("press seat")]
     assert prompts[0].startswith("press seat 1 green") and prompts[-1].startswith("press seat 6 yellow")
     assert builder.lights_seen == [(seat, [seat]) for seat in range(6)]  # each LED alone, in turn
     snapshot = cv2.imread(str(tmp_path / "snap" / "table.jpg"))
     assert snapshot.shape == (30, 40, 3)
+
+
+def test_a_dice_reader_that_raises_fails_the_check_loudly(factory, recorded_camera, tmp_path):
+    """Issue 64: an OpenCV release whose importer broke the models made every reveal wait
+    for typed dice while the camera said "ok"; check-hardware now reads a bundled photo."""
+    def broken(frame, kind, expect=None):
+        raise ValueError("vision model die_faces_second.onnx has no ReLU layer to take features from")
+
+    builder = Builder(factory, Wiring.default())
+    code, check = walk(factory, builder, recorded_camera, tmp_path, skip=("buttons", "lights"), read_dice=broken)
+    assert code == 1
+    [problem] = check.outcome.problems
+    assert problem.startswith("dice reader: reading pips-2-0009.jpg failed: ValueError: vision model")
+    assert "typed dice" in problem
 
 
 def test_swapped_wires_are_reported_with_both_pins(factory, recorded_camera, tmp_path):

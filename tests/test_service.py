@@ -90,9 +90,12 @@ class FakeReader:
     def __init__(self, sight):
         self.sight = sight
         self.reads = 0
+        self.fault = None  # an exception to raise instead of reading
 
     def read(self, frame, kind, expect=None):
         self.reads += 1
+        if self.fault is not None:
+            raise self.fault
         return self.sight
 
 
@@ -222,6 +225,31 @@ def test_a_flagged_reading_is_held_and_never_applied(rig):
     held = rig.table.host_view()["held_reading"]
     assert held["values"] == ["red", "blue"] and [d["unsure"] for d in held["dice"]] == [True, False]
     assert len(rig.table.session.record.events) == 2
+
+
+def test_a_reader_that_raises_is_a_camera_fault_in_words_and_play_goes_on_once_it_is_gone(rig, caplog):
+    """Issue 64: not "camera: ok" while every reveal is held with "the reader failed"."""
+    rig.reader.fault = ValueError("vision model die_faces_second.onnx has no ReLU layer")
+    rig.table.start_game("toy", ["Ann", "Ben"], {"turns": 3})
+    for _ in range(2):  # two reveals, two failures: told once, the traceback logged once
+        rig.table.press(0, "green")
+        rig.table.press(1, "yellow")
+        assert rig.desk.reveal_now().startswith("held for the host: the reader failed: vision model")
+        for view in (rig.table.snapshot(), rig.table.host_view()):  # the slate's and the panel's
+            camera = view["devices"]["camera"]
+            assert camera["status"] == "reader failing"
+            assert "has no ReLU layer" in camera["message"] and "enter the dice" in camera["message"]
+        rig.table.confirm_reading(["blue"])  # typed in, as with an unsure reading
+        table_shows(rig.table, lambda: rig.store.load(rig.table.game_id).events[-1] == DiceObserved(("blue",), source="host"))
+    tracebacks = [r for r in caplog.records if r.exc_info and "dice reader failed" in r.getMessage()]
+    assert len(tracebacks) == 1
+    assert len(rig.store.load(rig.table.game_id).events) == 6  # every acknowledged action kept
+    rig.reader.fault = None  # the fault is gone: the camera reads, the status is ok again
+    rig.table.press(0, "green")
+    rig.table.press(1, "yellow")
+    assert rig.desk.reveal_now() == "read 1 die"
+    assert rig.table.snapshot()["devices"]["camera"]["status"] == "ok"
+    assert rig.table.session.record.events[-1] == DiceObserved(("red",), source="camera")
 
 
 def test_a_reveal_when_no_dice_are_expected_changes_nothing(rig):

@@ -9,6 +9,7 @@ from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from companion.rules import BadRecord, IllegalAction, UnknownGame
+from companion.store import StoreFull
 from web.bounds import BadInput
 
 log = logging.getLogger("web")
@@ -61,6 +62,11 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(UnknownGame)
     def unknown_game(exc: UnknownGame):
         return error_response(422, str(exc))
+
+    @app.errorhandler(StoreFull)
+    def store_full(exc: StoreFull):
+        # said in words (and on the slate, as the store's status), not "something went wrong"
+        return error_response(507, str(exc))
 
     @app.errorhandler(Exception)
     def crash(exc: Exception):

@@ -24,7 +24,7 @@ from companion.appliance.addresses import slate_url
 from companion.appliance.config import PIN_BUDGET_FILE, Config, HostCredentials, host_credentials
 from companion.projection import SeatsView
 from companion.rules import BadRecord, IllegalAction, UnknownGame
-from companion.store import SqliteStore
+from companion.store import SqliteStore, StoreFull
 from companion.table import Table
 from hardware.calibration import CalibrationStore, applied
 from hardware.camera_setup import CameraSetup
@@ -292,6 +292,8 @@ class TableService:
                 return
         except IllegalAction as exc:
             log.debug("press at seat %s refused: %s", press.seat, exc)
+        except StoreFull:  # the slate and the host panel say so; the player presses again later
+            log.warning("a press at seat %s was not stored: the disk is full", press.seat)
 
     def reveal_now(self) -> str:
         """The host panel's reveal button: read the dice now and say what happened."""

@@ -124,6 +124,7 @@ class RevealStep:
         self._last_sight: Sight | None = None  # ... and what was read in it (frame pixels)
         self._first_scene_read = resumed
         self._watch_problem: str | None = None  # why the watcher cannot look (told once)
+        self._reader_fault: str | None = None  # why the last read raised (told, logged once)
 
     # --- what changes around the step ---------------------------------------------------
 
@@ -158,7 +159,7 @@ class RevealStep:
         if pressed or (request is not None and (watch is Watch.READY or self._fresh_scene is not None)):
             scene = still if pressed or watch is Watch.READY else self._fresh_scene
             self._fresh_scene = None
-            actions.append(self._read(scene, request, pressed, readings))
+            actions += self._read(scene, request, pressed, readings)
         elif watch is Watch.READY:
             self._fresh_scene = still  # dice came to rest before the game asked for them
         elif watch is Watch.MOVING:
@@ -224,36 +225,64 @@ class RevealStep:
             return (TellTable("camera", "ok", ""),)
         return ()
 
-    def _read(self, frame: np.ndarray, request, pressed: bool, readings: int | None) -> Action:
+    def _read(self, frame: np.ndarray, request, pressed: bool, readings: int | None) -> tuple[Action, ...]:
         """Read the frame and say what to offer. A read nobody asked for (the scene came to
         rest) that sees no die at all is not offered: that is the empty tray before the
         throw, or the cup resting over the dice before it is lifted, and holding it for the
         host would only show a "no dice found" to dismiss. Nor is one showing the dice last
-        read, barely moved (`same_throw`)."""
+        read, barely moved (`same_throw`).
+
+        A reader that raises (a bug, a model an OpenCV release cannot run; not a reading it
+        is unsure of) is a fault of the camera, not an unsure reading: the table is told
+        ("reader failing") until a read goes through, and the traceback is logged once."""
         if request is None:
-            return Answer("no dice are expected now")
+            return (Answer("no dice are expected now"),)
         if request.kind not in CAMERA_KINDS:
-            return Answer(f"{request.kind} dice are typed in: {MANUAL}")
+            return (Answer(f"{request.kind} dice are typed in: {MANUAL}"),)
         if self.reader is None:
-            return Answer(f"there is no dice reader; {MANUAL}")
+            return (Answer(f"there is no dice reader; {MANUAL}"),)
+        told: tuple[Action, ...] = ()
         try:
             sight = self.reader.read(frame, request.kind, expect=request.count)
-        except Exception as exc:  # UnreadableFrame, a missing spike profile, a reader bug
+        except UnreadableFrame as exc:  # a table region outside this picture: the set-up's, not a fault
             log.warning("could not read the dice: %s", exc)
             sight = Sight((), (), (), True, f"the reader failed: {exc}")
+        except Exception as exc:  # a reader bug, a model this OpenCV cannot run
+            sight = Sight((), (), (), True, f"the reader failed: {exc}")
+            told = self._reader_failed(exc)
         else:
+            told = self._reader_works()
             if not pressed and not sight.values:
                 log.debug("a still scene with no dice in view: not offered")
-                return Answer("no dice in view")
+                return told + (Answer("no dice in view"),)
         again = not pressed and self._last_sight is not None and same_throw(sight, self._last_sight)
         self._last_read = frame
         self._mark_read(frame)  # a press before the dice settled: READY must not read them again
         if again:
             log.info("the dice read last were moved a little (a nudge, a bumped table): not a new throw")
-            return Answer("the same dice as the last reading")
+            return told + (Answer("the same dice as the last reading"),)
         self._last_sight = sight
         photo, sight = encode_photo(frame, sight)
-        return Offer(_judged(sight, request), photo, readings)
+        return told + (Offer(_judged(sight, request), photo, readings),)
+
+    def _reader_failed(self, exc: Exception) -> tuple[Action, ...]:
+        """The reader raised: log the traceback the first time this fault is met (a line
+        after), and tell the table while it lasts."""
+        fault = f"{type(exc).__name__}: {exc}"
+        if fault == self._reader_fault:
+            log.warning("the dice reader failed again: %s", fault)
+            return ()
+        log.error("the dice reader failed: %s", fault, exc_info=exc)
+        self._reader_fault = fault
+        return (TellTable("camera", "reader failing", f"{exc}; {MANUAL}"),)
+
+    def _reader_works(self) -> tuple[Action, ...]:
+        """A read went through: a reader fault told before is over."""
+        if self._reader_fault is None:
+            return ()
+        log.info("the dice reader reads again")
+        self._reader_fault = None
+        return (TellTable("camera", "ok", ""),)
 
     def _mark_read(self, frame: np.ndarray) -> None:
         mark = getattr(self._ready, "mark_read", None)

@@ -4,7 +4,9 @@ dice_centres.onnx finds die centres and sizes; die_faces.onnx and its twin
 die_faces_twin.onnx read a top-face crop together (faces.first_reading), and
 die_faces_second.onnx gives a second opinion on it (faces.settle); face_embed.onnx
 describes a spike die's symbol. All are trained by scripts/vision/ (see docs/vision.md
-for provenance).
+for provenance). Each output is read by the name its ONNX graph gives it, never by a
+layer's name or kind, which importers change (tests/test_vision_networks.py holds every
+model to stored numbers on the installed OpenCV).
 """
 
 from __future__ import annotations
@@ -45,31 +47,49 @@ def softmax(z: np.ndarray) -> np.ndarray:
     return e / e.sum(1, keepdims=True)
 
 
-def run(name: str, blob: np.ndarray) -> np.ndarray:
-    """Forward one blob; cv2.dnn nets are not re-entrant, so calls are serialised."""
-    with _lock:
-        net = _net(name)
-        net.setInput(np.ascontiguousarray(blob, dtype=np.float32))
-        return net.forward()
+#: The output a face model's graph declares for its features (the input of its last
+#: layer), named by scripts/vision/onnx_features.py: read by that name, not by the kind or
+#: name of the layer that makes it, which differ between OpenCV releases (5.1 fuses each
+#: ReLU into the layer before it).
+FEATURES = "features"
 
 
 @lru_cache(maxsize=None)
-def _feature_layer(name: str) -> str:
-    """The layer before a classifier's last one: its last ReLU (OpenCV 4 and 5 name the
-    ONNX nodes differently, so it is found by kind, not by name)."""
-    relus = [n for n in _net(name).getLayerNames() if n.split("/")[-1].startswith("Relu")]
-    if not relus:
-        raise ValueError(f"vision model {name} has no ReLU layer to take features from")
-    return relus[-1]
+def _outputs(name: str) -> tuple[str, ...]:
+    with _lock:
+        return tuple(_net(name).getUnconnectedOutLayersNames())
+
+
+@lru_cache(maxsize=None)
+def _main_output(name: str) -> str:
+    """The one output of the model's graph that is not FEATURES (its logits, centres or
+    embedding). Named outright, because a bare forward() returns whichever output the
+    importer lists first, and OpenCV 4 and 5 list them in different orders."""
+    outputs = [o for o in _outputs(name) if o != FEATURES]
+    if len(outputs) != 1:
+        raise ValueError(f"vision model {name} declares outputs {outputs}, not one result")
+    return outputs[0]
+
+
+def _forward(name: str, blob: np.ndarray, output: str) -> np.ndarray:
+    with _lock:  # cv2.dnn nets are not re-entrant, so calls are serialised
+        net = _net(name)
+        net.setInput(np.ascontiguousarray(blob, dtype=np.float32))
+        return net.forward(output)
+
+
+def run(name: str, blob: np.ndarray) -> np.ndarray:
+    """The model's result for one blob."""
+    return _forward(name, blob, _main_output(name))
 
 
 def features(name: str, blob: np.ndarray) -> np.ndarray:
-    """The net's features for each row of the blob: its last hidden layer's output."""
-    with _lock:
-        net = _net(name)
-        layer = _feature_layer(name)
-        net.setInput(np.ascontiguousarray(blob, dtype=np.float32))
-        return net.forward(layer).reshape(len(blob), -1)
+    """The net's features for each row of the blob: the output its graph declares as
+    FEATURES (its last hidden layer)."""
+    if FEATURES not in _outputs(name):
+        raise ValueError(f"vision model {name} declares no {FEATURES!r} output; "
+                         "rewrite it with scripts/vision/onnx_features.py")
+    return _forward(name, blob, FEATURES).reshape(len(blob), -1)
 
 
 #: The centre model meets the largest input of all (a whole frame at the finest look).

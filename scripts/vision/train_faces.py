@@ -57,6 +57,7 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import dataset  # noqa: E402
+import onnx_features  # noqa: E402
 import parallel  # noqa: E402
 import synth_faces  # noqa: E402
 from hardware.vision.detect import find_candidates  # noqa: E402  (needs dice_centres.onnx trained first)
@@ -562,6 +563,7 @@ def export(net, out):
     net = copy.deepcopy(net).cpu().eval()
     torch.onnx.export(net, torch.zeros(1, 3, FACE_SIDE, FACE_SIDE), out, input_names=["faces"], output_names=["logits"],
                       opset_version=13, dynamic_axes={"faces": {0: "n"}, "logits": {0: "n"}}, dynamo=False)
+    onnx_features.declare_features(out)  # the table memory reads its features by name
 
 
 if __name__ == "__main__":

@@ -95,8 +95,10 @@ class HardwareCheck:
         snapshot: Path = Path("check-hardware.jpg"),
         skip: tuple[str, ...] = (),
         list_chips: Callable[[], list[GpioChip]] = list_chips,
+        read_dice: Callable[..., Any] | None = None,
     ) -> None:
         self._list_chips = list_chips
+        self._read_dice = read_dice
         self.wiring = wiring
         self.camera = camera
         self._pin_factory = pin_factory
@@ -193,6 +195,7 @@ class HardwareCheck:
                     self._problem(f"{_seat_name(seat)}'s light: not confirmed on; check {describe_pin(pin)}, the resistor and the LED's direction (long leg to the resistor)")
 
     def _check_camera(self) -> None:
+        self._check_reader()
         self.outcome.checked += 1
         self._say(f"Camera ({self.camera.source}):")
         try:
@@ -211,6 +214,43 @@ class HardwareCheck:
             return
         height, width = frame.shape[:2]
         self._say(f"  saved a {width}x{height} snapshot to {self._snapshot}: check the whole tray is in view and sharp")
+
+
+    def _check_reader(self) -> None:
+        """The dice reader reads a bundled photo of pip dice: a reader that raises (a model
+        this OpenCV cannot run, a broken install) fails the check, before any game holds
+        every reveal for typed dice. A reading other than the photo's label is only said."""
+        self.outcome.checked += 1
+        from hardware.demo_camera import demo_folder, load_manifest
+
+        photo = demo_folder() / READER_PHOTO
+        labelled = next(tuple(s["dice"]) for s in load_manifest(photo.parent)["scenes"] if s["file"] == READER_PHOTO)
+        self._say(f"Dice reader (a bundled photo of {len(labelled)} pip dice):")
+        try:
+            read = self._read_dice or _vision_read_dice()
+            reading = read(cv2.imread(str(photo)), "pips", expect=len(labelled))
+        except Exception as exc:  # noqa: BLE001 - whatever it is, the reader cannot work
+            self._problem(f"dice reader: reading {photo.name} failed: {type(exc).__name__}: {exc}. "
+                          "Every reveal would wait for typed dice: reinstall (scripts/install-pi.sh) "
+                          "or report it with this line")
+            return
+        values = tuple(d.value for d in reading.dice)
+        if sorted(values) == sorted(labelled) and not reading.flagged:
+            self._say(f"  ok: read {', '.join(map(str, values))}, as labelled")
+        else:
+            self._say(f"  read {', '.join(map(str, values)) or 'nothing'} where the photo shows "
+                      f"{', '.join(map(str, labelled))}{f' ({reading.reason})' if reading.reason else ''}: "
+                      "the reader runs, but check it on the camera page")
+
+
+#: The photo the reader check reads (bundled with the demo; its label in the manifest).
+READER_PHOTO = "pips-2-0009.jpg"
+
+
+def _vision_read_dice():
+    from hardware.vision import read_dice
+
+    return read_dice
 
 
 def _drain(events: queue.Queue[Press]) -> None:

@@ -1,0 +1,53 @@
+"""The shipped vision models give the same numbers on every OpenCV release we install
+(4.x, 5.0, 5.1...): a stored reference, made by scripts/vision/model_reference.py, is
+compared with what the installed release computes, to 1e-4."""
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.vision import networks
+from hardware.vision.detect import standardise
+from hardware.vision.faces import standardise_crops
+
+REFERENCE = Path(__file__).parent / "fixtures" / "model_reference.npz"
+
+
+@pytest.fixture(scope="module")
+def reference():
+    with np.load(REFERENCE) as ref:
+        return {k: ref[k] for k in ref.files}
+
+
+def _inputs(ref):
+    faces = standardise_crops(list(ref["in:faces"]))
+    return {"dice_centres.onnx": standardise(ref["in:frame"])[None],
+            "face_embed.onnx": standardise_crops(list(ref["in:spikes"])),
+            "die_faces.onnx": faces, "die_faces_twin.onnx": faces, "die_faces_second.onnx": faces}
+
+
+@pytest.mark.parametrize("model", ["dice_centres.onnx", "face_embed.onnx", "die_faces.onnx",
+                                   "die_faces_twin.onnx", "die_faces_second.onnx"])
+def test_each_model_gives_the_stored_numbers_on_the_installed_opencv(reference, model):
+    got = networks.run(model, _inputs(reference)[model])
+    want = reference[f"out:{model}"]
+    assert got.shape == want.shape
+    assert np.abs(got - want).max() < 1e-4, f"OpenCV {cv2.__version__} against {reference['opencv']}"
+
+
+def test_the_table_memory_reads_the_features_the_graph_declares(reference):
+    faces = _inputs(reference)["die_faces_second.onnx"]
+    got = networks.features("die_faces_second.onnx", faces)
+    want = reference["out:die_faces_second.onnx:features"]
+    assert got.shape == (len(faces), want.shape[1])
+    assert np.abs(got - want).max() < 1e-4
+    # they are the hidden layer the logits come from, not the logits again
+    assert got.shape[1] != reference["out:die_faces_second.onnx"].shape[1]
+    assert (got >= 0).all() and (got > 0).any()
+
+
+def test_a_model_without_declared_features_is_refused_with_the_fix():
+    with pytest.raises(ValueError, match="onnx_features.py"):
+        networks.features("face_embed.onnx", np.zeros((1, 3, 32, 32), np.float32))
