@@ -15,7 +15,6 @@ import json
 import logging
 import threading
 import time
-from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from companion.history import stored_as
@@ -24,6 +23,7 @@ from companion.readings import HeldReading, Offered, OfferedReading, RevealPhoto
 from companion.rules import DiceObserved, Event, GameRecord, IllegalAction, RulesError
 from companion.session import Session
 from companion.store import MemoryStore, Store, StoreFull
+from companion.store_health import StoreHealth
 
 log = logging.getLogger("companion.table")
 
@@ -48,9 +48,7 @@ class Table:
         self._held: HeldReading | None = None
         self._photos = RevealPhotos(photo_limit)
         self._devices: dict[str, dict[str, str]] = {}
-        self._end_unsaved = False  # the current game is over, but the store has not taken its end yet
-        self._store_full: str | None = None  # why the last write found the disk full (until one goes through)
-        self._store_told = False  # the store's device status is the table's own (full, or an end unsaved)
+        self._health = StoreHealth(self._devices)  # the disk full, a game's end unsaved
         self._publish()
 
     # --- life cycle -------------------------------------------------------------------
@@ -93,14 +91,14 @@ class Table:
         with self._lock:
             if self._session is not None and not self._session.finished:
                 raise IllegalAction("one game at a time", "a game is in progress; end it before starting another")
-            if self._end_unsaved:  # one more try; else a restart stores it (see resume)
+            if self._health.end_unsaved:  # one more try; else a restart stores it (see resume)
                 self._file_end()
             meta = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))}
             session = Session.new(game, players, options, meta)
-            with self._storing():
+            with self._health.writing(self._publish, self._game_id):
                 game_id = self.store.create(session.record)
             self._session, self._game_id = session, game_id
-            self._end_unsaved = False  # if the retry failed, the warning stays: the restart stores that end
+            self._health.end_unsaved = False  # if the retry failed, the warning stays: the restart stores that end
             self._held = None
             self._photos.forget_reveal()
             log.info("game %s started: %s for %s", game_id, session.game.title, ", ".join(session.record.players))
@@ -128,7 +126,7 @@ class Table:
             meta["imported"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))
             filed = GameRecord(game=session.game.name, players=tuple(record.players),
                                options=dict(record.options), events=tuple(record.events), meta=meta)
-            with self._storing():
+            with self._health.writing(self._publish, self._game_id):
                 game_id = self.store.create_finished(filed, session.slate().to_json())
             log.info("game %s imported: %s for %s, %d events", game_id, session.game.title,
                      ", ".join(record.players), len(record.events))
@@ -198,9 +196,9 @@ class Table:
         # An undo that takes back a game's end puts it in play again: the store is told
         # first, so a restart resumes it. Cut off between the two, the store holds the game
         # unfinished with its events over, which resume() finishes again: as before the undo.
-        reopened = before.finished and not session.finished and not self._end_unsaved
+        reopened = before.finished and not session.finished and not self._health.end_unsaved
         try:
-            with self._storing():
+            with self._health.writing(self._publish, self._game_id):
                 if reopened:
                     self.store.reopen(self._game_id)
                 self.store.append(self._game_id, index, event)
@@ -217,8 +215,8 @@ class Table:
         log.info("game %s event %d: %s", self._game_id, index, json.dumps(_public_event(event)))
         if session.finished:
             self._file_end()
-        elif self._end_unsaved:  # an undo took the end back before the store had it
-            self._end_stored(True)
+        elif self._health.end_unsaved:  # an undo took the end back before the store had it
+            self._health.end_stored(True, self._game_id)
         if stored is not None:
             stored(index)
         self._publish()
@@ -233,7 +231,7 @@ class Table:
         """
         final = session.slate()
         try:
-            with self._storing():
+            with self._health.writing(self._publish, self._game_id):
                 self.store.finish(game_id, final.to_json())
         except StoreFull:
             log.warning("could not store the end of game %s: the disk is full; it is stored once there is room", game_id)
@@ -247,46 +245,7 @@ class Table:
 
     def _file_end(self) -> None:
         """File the current game's end, and say on the slate whether the store took it."""
-        self._end_stored(self._store_end(self._game_id, self._session))
-
-    def _end_stored(self, stored: bool) -> None:
-        """Whether the current game's end is in the store: a warning on the slate and host
-        panel while it is not (shown with the next publication)."""
-        self._end_unsaved = not stored
-        self._show_store()
-
-    @contextmanager
-    def _storing(self) -> Iterator[None]:
-        """One write to the store. While the disk is full (StoreFull, raised on) the slate and
-        the host panel say so; the first write that goes through again takes it back, so the
-        table goes on once there is room, with no restart. Publishes only the news of a full
-        disk: a write that succeeds is published by its caller."""
-        try:
-            yield
-        except StoreFull as exc:
-            news = self._store_full != str(exc)
-            self._store_full = str(exc)
-            if news:
-                self._show_store()
-                self._publish()
-            raise
-        if self._store_full is not None:
-            log.info("the store takes writes again")
-            self._store_full = None
-            self._show_store()
-
-    def _show_store(self) -> None:
-        """The store's device status, from what the table knows of it: full, an end unsaved,
-        or (once either is over) ok. Another's status of the store (the service's) stays."""
-        if self._store_full is not None:
-            self._devices["store"] = {"status": "full", "message": self._store_full}
-        elif self._end_unsaved:
-            self._devices["store"] = {"status": "warning", "message": (
-                f"game {self._game_id} is over but the store did not take its end (see the log); "
-                "it is stored again before the next game starts and on restart")}
-        elif self._store_told:
-            self._devices["store"] = {"status": "ok", "message": ""}
-        self._store_told = self._store_full is not None or self._end_unsaved
+        self._health.end_stored(self._store_end(self._game_id, self._session), self._game_id)
 
     def _require(self) -> Session:
         if self._session is None:

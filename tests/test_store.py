@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from companion.rules import ChipCall, DiceObserved, GameRecord
-from companion.store import CorruptStore, GameNotFound, MemoryStore, NewerStore, ReadOnlyStore, SqliteStore
+from companion.store import (CorruptStore, GameNotFound, MemoryStore, NewerStore, ReadOnlyStore, SqliteStore,
+                             StoreFull)
 from companion.table import Table
 from companion.readings import OfferedReading
 
@@ -246,8 +247,8 @@ def test_a_history_import_cut_short_stores_nothing_and_the_game_in_progress_resu
         table = Table(store)
         _play_some(table)
         live_id, live_record = table.game_id, table.session.record
-        store.room = 4  # the import's fifth event finds the disk full
-        with pytest.raises(sqlite3.OperationalError):
+        store.room = 4  # the import's fifth event finds the disk full: said in words
+        with pytest.raises(StoreFull, match="the SD card is full"):
             table.import_record(finished.session.record)
         assert [g["id"] for g in store.list_games()] == [live_id]
     with SqliteStore.in_dir(tmp_path) as store:

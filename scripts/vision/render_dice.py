@@ -1,0 +1,708 @@
+"""Photoreal dice scenes, rendered with Blender's Python module (bpy, Cycles on the CPU):
+the data engine for the reader's models (issue 65).
+
+Each scene is made from its seed alone: dice (pips, chance cubes, symbol dice; every size,
+edge, body and mark), dropped with Blender's rigid-body physics into a tray or onto a
+table among clutter, lit by lamps of 2700-6500 K, seen by a camera from straight down
+to 45 degrees through a 24-50 mm lens. Each die is labelled from its pose after the drop:
+its value (the face whose normal points up), kind, the box of its whole silhouette and of
+its top face, the share of its top face hidden (rays from the camera), and whether it
+lies cocked. Sensor noise, white balance, blur and JPEG are left to training, which draws
+them anew for every sample.
+
+    /path/to/bpy-venv/bin/python scripts/vision/render_dice.py --out ~/renders/train --count 2000
+    ... --split heldout --out ~/renders/heldout --count 200   (styles no training render uses)
+
+The cache lives outside the repository: OUT/images/NNNNNN.jpg and OUT/manifest.jsonl, one
+line a scene, appended once its image is written, so a run that is stopped resumes where
+it was and a lost cache is made again from the same seeds (scene i of a split is seed
+SPLIT_SEED[split] + i). `dataset.load_renders(OUT)` reads it in the sets' format. bpy is a
+dev-only extra (pyproject [render]): never a runtime dependency, never on the Pi.
+Needs bpy 5.0 (Python 3.11), numpy and OpenCV; glyphs.py draws the symbol sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+import glyphs  # noqa: E402  (random symbol sets; no tested set is drawn)
+
+#: Scene i of a split is drawn from seed SPLIT_SEED[split] + i: the splits never share a scene.
+SPLIT_SEED = {"train": 0, "heldout": 50_000_000}
+#: Styles only held-out renders use, so a model is judged on looks it never trained on.
+HELD_OUT = {
+    "body": ("glitter", "wood"),
+    "surface": ("playmat",),
+    "symbols": 1000,  # symbol sets drawn from seeds at or above this; training uses those below
+}
+BODIES = ("ivory", "white", "black", "colour", "colour", "marbled", "translucent", "metallic", "bone",
+          "glitter", "wood")
+SURFACES = ("felt", "felt", "cloth", "wood", "board", "playmat")
+PIP_VALUES = (1, 2, 3, 4, 5, 6)
+# Each face's value, by its outward normal in the die's own frame: opposite faces sum to 7.
+FACE_NORMALS = ((0, 0, 1), (0, 0, -1), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0))
+FACE_VALUES = (1, 6, 2, 5, 3, 4)
+COCKED = math.cos(math.radians(12))  # a die whose top normal leans more than this is cocked
+PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
+        4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+        6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
+CELL = 128  # texture pixels per face
+
+
+@dataclass(frozen=True)
+class DieStyle:
+    """How one die looks: what the scene's random draw chose."""
+
+    kind: str  # "pip", "chance", "symbol"
+    body: str
+    size_cm: float
+    bevel: float  # edge radius, share of the side
+    mark: str  # pip/symbol colour name: black, white, red, gold, ...
+    pip_shape: str  # round, square
+    drilled: bool  # marks cut into the face (bump) or printed flat
+    big_one: bool  # a big or red one
+    symbols: int | None = None  # the symbol set's seed
+
+
+# --- drawing the faces ------------------------------------------------------------------
+
+
+def _face_mask(style: DieStyle, value, rng: random.Random, glyph_set: dict[int, np.ndarray] | None) -> np.ndarray:
+    """CELL x CELL float mask of one face's marks (1 = mark)."""
+    import cv2
+
+    mask = np.zeros((CELL, CELL), np.float32)
+    if style.kind == "chance":
+        return mask
+    if style.kind == "symbol":
+        g = cv2.resize(glyph_set[value], (int(CELL * 0.7), int(CELL * 0.7)), interpolation=cv2.INTER_AREA)
+        o = (CELL - g.shape[0]) // 2
+        mask[o:o + g.shape[0], o:o + g.shape[1]] = g
+        return mask
+    spread = CELL * rng.uniform(0.26, 0.31)
+    radius = CELL * (rng.uniform(0.16, 0.22) if value == 1 and style.big_one else rng.uniform(0.075, 0.1))
+    for x, y in PIPS[value]:
+        cx, cy = CELL / 2 + x * spread, CELL / 2 + y * spread
+        if style.pip_shape == "square":
+            r = radius * 0.9
+            cv2.rectangle(mask, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), 1.0, -1, cv2.LINE_AA)
+        else:
+            cv2.circle(mask, (int(round(cx * 4)), int(round(cy * 4))), int(radius * 4), 1.0, -1, cv2.LINE_AA, 2)
+    return mask
+
+
+def _atlas(style: DieStyle, rng: random.Random, glyph_set, tints) -> np.ndarray:
+    """The die's texture: a 3 x 2 grid of faces (FACE_VALUES order), RGBA float; RGB the
+    face's tint (a chance cube's red or blue; white elsewhere), A its marks."""
+    out = np.ones((2 * CELL, 3 * CELL, 4), np.float32)
+    for i, value in enumerate(FACE_VALUES):
+        r, c = divmod(i, 3)
+        cell = out[r * CELL:(r + 1) * CELL, c * CELL:(c + 1) * CELL]
+        cell[..., :3] = tints[i]
+        cell[..., 3] = _face_mask(style, value, rng, glyph_set)
+    return out
+
+
+# --- Blender: materials -------------------------------------------------------------------
+
+
+def kelvin_rgb(k: float) -> tuple[float, float, float]:
+    """A black body's colour at k kelvin, as linear RGB scaled to a peak of 1 (Tanner Helland's fit)."""
+    t = k / 100
+    r = 255.0 if t <= 66 else 329.7 * (t - 60) ** -0.1332
+    g = 99.47 * math.log(t) - 161.1 if t <= 66 else 288.1 * (t - 60) ** -0.0755
+    b = 255.0 if t >= 66 else (0.0 if t <= 19 else 138.5 * math.log(t - 10) - 305.0)
+    rgb = [min(255.0, max(0.0, v)) / 255 for v in (r, g, b)]
+    lin = [c ** 2.2 for c in rgb]
+    peak = max(lin)
+    return tuple(c / peak for c in lin)
+
+
+def _srgb(rgb) -> tuple[float, float, float, float]:
+    return tuple(float(c) ** 2.2 for c in rgb) + (1.0,)
+
+
+def _hsv(h: float, s: float, v: float):
+    import colorsys
+
+    return colorsys.hsv_to_rgb(h % 1.0, s, v)
+
+
+MARKS = {"black": (0.03, 0.03, 0.03), "white": (0.93, 0.93, 0.9), "red": (0.75, 0.05, 0.05),
+         "gold": (0.85, 0.65, 0.2), "blue": (0.1, 0.2, 0.7), "green": (0.1, 0.5, 0.15)}
+
+
+def _body_colour(rng: random.Random, body: str):
+    if body == "ivory":
+        return (0.92, 0.88, 0.76)
+    if body == "white":
+        return (0.95, 0.95, 0.95)
+    if body == "black":
+        return (0.04, 0.04, 0.045)
+    if body == "bone":
+        return (0.85, 0.8, 0.66)
+    if body == "wood":
+        return _hsv(rng.uniform(0.05, 0.1), rng.uniform(0.45, 0.75), rng.uniform(0.3, 0.7))
+    if body == "metallic":
+        return rng.choice([(0.9, 0.72, 0.35), (0.85, 0.85, 0.88), (0.85, 0.5, 0.35), (0.3, 0.3, 0.32)])
+    neon = rng.random() < 0.3
+    return _hsv(rng.random(), rng.uniform(0.7, 1.0) if neon else rng.uniform(0.3, 0.9),
+                rng.uniform(0.8, 1.0) if neon else rng.uniform(0.25, 0.95))
+
+
+def _mark_for(rng: random.Random, body: str, colour) -> str:
+    light = sum(colour) / 3 > 0.45
+    if body in ("black", "metallic") or not light:
+        return rng.choice(["white", "white", "gold", "red"] if body != "metallic" else ["black", "white"])
+    return rng.choice(["black", "black", "black", "red", "gold", "blue", "green", "white"] if body != "white"
+                      else ["black", "black", "red", "blue"])
+
+
+def die_material(bpy, name: str, style: DieStyle, atlas_image, rng: random.Random):
+    """A Principled material: body (solid, marbled, translucent, glitter, metallic, wood,
+    bone) tinted by the atlas, its marks by the atlas's alpha (drilled: bumped in too)."""
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    nt = mat.node_tree
+    nodes, links = nt.nodes, nt.links
+    bsdf = nodes["Principled BSDF"]
+    tex = nodes.new("ShaderNodeTexImage")
+    tex.image = atlas_image
+    tex.interpolation = "Linear"
+    colour = _body_colour(rng, style.body)
+    body = nodes.new("ShaderNodeRGB")
+    body.outputs[0].default_value = _srgb(colour)
+    body_out = body.outputs[0]
+    if style.body in ("marbled", "wood", "glitter", "bone"):
+        other = _body_colour(rng, "colour" if style.body in ("marbled", "glitter") else style.body)
+        if style.body == "bone":
+            other = tuple(c * 0.8 for c in colour)
+        if style.body == "wood":
+            pattern = nodes.new("ShaderNodeTexWave")
+            pattern.inputs["Scale"].default_value = rng.uniform(2, 6)
+            pattern.inputs["Distortion"].default_value = rng.uniform(2, 8)
+            other = tuple(c * 0.55 for c in colour)
+        elif style.body == "glitter":
+            pattern = nodes.new("ShaderNodeTexVoronoi")
+            pattern.inputs["Scale"].default_value = rng.uniform(60, 160)
+        else:
+            pattern = nodes.new("ShaderNodeTexNoise")
+            pattern.inputs["Scale"].default_value = rng.uniform(1.5, 5)
+            pattern.inputs["Detail"].default_value = rng.uniform(4, 12)
+            pattern.inputs["Distortion"].default_value = rng.uniform(0.5, 4)
+        coords = nodes.new("ShaderNodeTexCoord")
+        links.new(coords.outputs["Object"], pattern.inputs["Vector"])
+        ramp = nodes.new("ShaderNodeValToRGB")
+        ramp.color_ramp.elements[0].color = _srgb(colour)
+        ramp.color_ramp.elements[1].color = _srgb(other)
+        ramp.color_ramp.elements[0].position = rng.uniform(0.3, 0.5)
+        ramp.color_ramp.elements[1].position = rng.uniform(0.55, 0.75)
+        links.new(pattern.outputs[1 if style.body == "glitter" else 0], ramp.inputs[0])
+        body_out = ramp.outputs[0]
+    tinted = nodes.new("ShaderNodeMix")
+    tinted.data_type = "RGBA"
+    tinted.blend_type = "MULTIPLY"
+    tinted.inputs["Factor"].default_value = 1.0
+    links.new(body_out, tinted.inputs[6])
+    links.new(tex.outputs["Color"], tinted.inputs[7])
+    mark = nodes.new("ShaderNodeRGB")
+    mark.outputs[0].default_value = _srgb(MARKS[style.mark])
+    final = nodes.new("ShaderNodeMix")
+    final.data_type = "RGBA"
+    links.new(tex.outputs["Alpha"], final.inputs["Factor"])
+    links.new(tinted.outputs[2], final.inputs[6])
+    links.new(mark.outputs[0], final.inputs[7])
+    links.new(final.outputs[2], bsdf.inputs["Base Color"])
+    bsdf.inputs["Roughness"].default_value = rng.uniform(0.15, 0.55)
+    if style.body == "metallic":
+        bsdf.inputs["Metallic"].default_value = 1.0
+        bsdf.inputs["Roughness"].default_value = rng.uniform(0.15, 0.4)
+    if style.mark == "gold":  # gold paint shines; other marks are matte
+        metal = nodes.new("ShaderNodeMath")
+        metal.operation = "MULTIPLY"
+        metal.inputs[1].default_value = 0.9
+        links.new(tex.outputs["Alpha"], metal.inputs[0])
+        links.new(metal.outputs[0], bsdf.inputs["Metallic"])
+    if style.body == "translucent":
+        clear = nodes.new("ShaderNodeMath")  # the marks stay opaque
+        clear.operation = "MULTIPLY_ADD"
+        clear.inputs[1].default_value = -rng.uniform(0.6, 0.95)
+        clear.inputs[2].default_value = rng.uniform(0.6, 0.95)
+        links.new(tex.outputs["Alpha"], clear.inputs[0])
+        links.new(clear.outputs[0], bsdf.inputs["Transmission Weight"])
+        bsdf.inputs["Roughness"].default_value = rng.uniform(0.02, 0.2)
+    if style.body == "glitter":
+        bsdf.inputs["Coat Weight"].default_value = 1.0
+    if style.drilled or style.kind == "symbol":
+        bump = nodes.new("ShaderNodeBump")
+        bump.inputs["Strength"].default_value = rng.uniform(0.3, 1.0)
+        bump.invert = style.drilled
+        links.new(tex.outputs["Alpha"], bump.inputs["Height"])
+        links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    return mat
+
+
+def surface_material(bpy, name: str, kind: str, rng: random.Random):
+    """Felt, cloth (a tartan of two waves), wood, a printed board, or a playmat's print."""
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    bsdf = nodes["Principled BSDF"]
+    coords = nodes.new("ShaderNodeTexCoord")
+    a = _hsv(rng.random(), rng.uniform(0.2, 1.0), rng.uniform(0.1, 0.9))
+    b = _hsv(rng.random(), rng.uniform(0.1, 0.9), rng.uniform(0.05, 0.95))
+    ramp = nodes.new("ShaderNodeValToRGB")
+    ramp.color_ramp.elements[0].color = _srgb(a)
+    ramp.color_ramp.elements[1].color = _srgb(b)
+    if kind == "felt":
+        pattern = nodes.new("ShaderNodeTexNoise")
+        pattern.inputs["Scale"].default_value = rng.uniform(20, 80)
+        ramp.color_ramp.elements[1].color = _srgb(tuple(c * rng.uniform(0.8, 1.0) for c in a))
+        bsdf.inputs["Roughness"].default_value = 1.0
+    elif kind == "cloth":
+        pattern = nodes.new("ShaderNodeTexWave")
+        pattern.wave_type = "BANDS"
+        pattern.inputs["Scale"].default_value = rng.uniform(0.5, 3)
+        ramp.color_ramp.interpolation = "CONSTANT"
+        bsdf.inputs["Roughness"].default_value = 0.9
+    elif kind == "wood":
+        pattern = nodes.new("ShaderNodeTexWave")
+        pattern.inputs["Scale"].default_value = rng.uniform(0.2, 0.8)
+        pattern.inputs["Distortion"].default_value = rng.uniform(3, 12)
+        brown = _hsv(rng.uniform(0.04, 0.11), rng.uniform(0.4, 0.8), rng.uniform(0.15, 0.7))
+        ramp.color_ramp.elements[0].color = _srgb(brown)
+        ramp.color_ramp.elements[1].color = _srgb(tuple(c * 0.6 for c in brown))
+        bsdf.inputs["Roughness"].default_value = rng.uniform(0.3, 0.7)
+    elif kind == "board":
+        pattern = nodes.new("ShaderNodeTexVoronoi")
+        pattern.inputs["Scale"].default_value = rng.uniform(0.05, 0.3)
+        ramp.color_ramp.interpolation = "CONSTANT"
+        bsdf.inputs["Roughness"].default_value = rng.uniform(0.3, 0.8)
+    else:  # playmat: a printed picture (held out of training)
+        pattern = nodes.new("ShaderNodeTexMagic")
+        pattern.inputs["Scale"].default_value = rng.uniform(0.02, 0.1)
+        pattern.inputs["Distortion"].default_value = rng.uniform(1, 4)
+        bsdf.inputs["Roughness"].default_value = rng.uniform(0.4, 0.9)
+    links.new(coords.outputs["Object"], pattern.inputs["Vector"])
+    links.new(pattern.outputs[0] if kind != "board" else pattern.outputs[1], ramp.inputs[0])
+    links.new(ramp.outputs[0], bsdf.inputs["Base Color"])
+    return mat
+
+
+def plain_material(bpy, name: str, rgb, roughness: float):
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    bsdf = mat.node_tree.nodes["Principled BSDF"]
+    bsdf.inputs["Base Color"].default_value = _srgb(rgb)
+    bsdf.inputs["Roughness"].default_value = roughness
+    return mat
+
+
+# --- Blender: objects ---------------------------------------------------------------------
+
+
+def die_mesh(bpy, name: str, size: float, bevel: float):
+    """A cube of side `size`, each face UV-mapped to its cell of the atlas, edges bevelled."""
+    import bmesh
+
+    bm = bmesh.new()
+    bmesh.ops.create_cube(bm, size=size)
+    uv = bm.loops.layers.uv.new("UVMap")
+    for face in bm.faces:
+        n = face.normal
+        i = max(range(6), key=lambda k: sum(a * b for a, b in zip(n, FACE_NORMALS[k])))
+        r, c = divmod(i, 3)
+        axis = [abs(v) for v in FACE_NORMALS[i]].index(1)
+        u_axis, v_axis = [a for a in range(3) if a != axis]
+        for loop in face.loops:
+            co = loop.vert.co
+            u = (co[u_axis] / size + 0.5)
+            v = (co[v_axis] / size + 0.5)
+            loop[uv].uv = ((c + u) / 3, 1 - (r + 1 - v) / 2)
+    if bevel > 0:
+        bmesh.ops.bevel(bm, geom=list(bm.edges) + list(bm.verts), offset=bevel * size, segments=3,
+                        profile=0.5, affect="EDGES")
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    for poly in mesh.polygons:
+        poly.use_smooth = True
+    return mesh
+
+
+def add_object(bpy, name, mesh, material=None):
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    if material is not None:
+        obj.data.materials.append(material)
+    return obj
+
+
+def box(bpy, name, sx, sy, sz, material=None):
+    import bmesh
+
+    bm = bmesh.new()
+    bmesh.ops.create_cube(bm, size=1.0)
+    bmesh.ops.scale(bm, vec=(sx, sy, sz), verts=bm.verts)
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    return add_object(bpy, name, mesh, material)
+
+
+def cylinder(bpy, name, radius, depth, segments=32, material=None):
+    import bmesh
+
+    bm = bmesh.new()
+    bmesh.ops.create_cone(bm, cap_ends=True, segments=segments, radius1=radius, radius2=radius, depth=depth)
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    return add_object(bpy, name, mesh, material)
+
+
+def rigid(bpy, obj, kind: str, shape: str, *, mass=1.0, friction=0.5, bounce=0.3):
+    bpy.context.view_layer.objects.active = obj
+    obj.select_set(True)
+    bpy.ops.rigidbody.object_add(type=kind)
+    obj.select_set(False)
+    body = obj.rigid_body
+    body.collision_shape = shape
+    body.mass = mass
+    body.friction = friction
+    body.restitution = bounce
+    body.use_margin = True
+    body.collision_margin = 0.01
+    return body
+
+
+# --- one scene ----------------------------------------------------------------------------
+
+
+def draw_styles(rng: random.Random, split: str, n: int) -> tuple[str, list[DieStyle]]:
+    """The scene's kind and each die's style. Training draws no held-out style; a held-out
+    scene draws held-out bodies, surfaces and symbol sets wherever it can."""
+    held = split == "heldout"
+    kind = rng.choices(["pip", "chance", "symbol"], [0.6, 0.2, 0.2])[0]
+    bodies = [b for b in BODIES if (b in HELD_OUT["body"]) == held] if held else \
+        [b for b in BODIES if b not in HELD_OUT["body"]]
+    if held:
+        bodies = list(HELD_OUT["body"]) + ["translucent", "marbled"]
+    symbols = (rng.randrange(HELD_OUT["symbols"], 10 * HELD_OUT["symbols"]) if held
+               else rng.randrange(HELD_OUT["symbols"])) if kind == "symbol" else None
+    uniform = rng.random() < 0.5  # one set of dice, or a mixed handful
+    size = rng.uniform(1.2, 2.5)
+
+    def one() -> DieStyle:
+        body = rng.choice(bodies) if kind != "chance" else rng.choice(["white", "white", "ivory", "translucent"])
+        colour = _body_colour(random.Random(rng.random()), body)
+        return DieStyle(kind=kind, body=body, size_cm=size * (1 if uniform else rng.uniform(0.75, 1.25)),
+                        bevel=rng.choice([0.04, 0.08, 0.12, 0.18]), mark=_mark_for(rng, body, colour),
+                        pip_shape=rng.choice(["round"] * 5 + ["square"]), drilled=rng.random() < 0.6,
+                        big_one=rng.random() < 0.15, symbols=symbols)
+
+    first = one()
+    return kind, [first if uniform else one() for _ in range(n)]
+
+
+def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, samples: int, threads: int) -> dict:
+    """Build scene `seed`, drop its dice, render it to `out_image`; its labels."""
+    from bpy_extras.object_utils import world_to_camera_view
+    from mathutils import Euler, Vector
+
+    rng = random.Random(seed)
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    scene.unit_settings.scale_length = 0.01  # one unit is a centimetre: Bullet likes sizes near 1
+    scene.gravity = (0, 0, -981.0)
+    held = split == "heldout"
+
+    # the table and the tray
+    surfaces = [s for s in SURFACES if (s in HELD_OUT["surface"]) == held] if held else \
+        [s for s in SURFACES if s not in HELD_OUT["surface"]]
+    surface = rng.choice(surfaces) if not held or rng.random() < 0.6 else rng.choice(SURFACES[:-1])
+    ground = box(bpy, "table", 300, 300, 1, surface_material(bpy, "table", surface, rng))
+    ground.location = (0, 0, -0.5)
+    rigid(bpy, ground, "PASSIVE", "BOX", friction=0.7, bounce=0.2)
+    tray = rng.random() < 0.55
+    radius = rng.uniform(9, 16)
+    floor_kind = "none"
+    if tray:
+        sides = rng.choice([4, 6, 6, 24])
+        floor_kind = rng.choice(["felt", "felt", "cloth", "board"]) if not held else rng.choice(["felt", "playmat"])
+        floor = cylinder(bpy, "tray-floor", radius, 0.3, sides, surface_material(bpy, "tray", floor_kind, rng))
+        floor.location = (0, 0, 0.15)
+        floor.rotation_euler = (0, 0, math.pi / sides)
+        rigid(bpy, floor, "PASSIVE", "MESH", friction=0.8, bounce=0.15)
+        wall_mat = plain_material(bpy, "wall", _hsv(rng.random(), rng.uniform(0, 0.8), rng.uniform(0.05, 0.8)),
+                                  rng.uniform(0.3, 0.8))
+        height = rng.uniform(2, 4)
+        for k in range(sides):
+            a = 2 * math.pi * (k + 0.5) / sides
+            length = 2 * radius * math.tan(math.pi / sides) + 1.0
+            wall = box(bpy, f"wall{k}", length, 0.8, height, wall_mat)
+            wall.location = ((radius + 0.4) * math.cos(a), (radius + 0.4) * math.sin(a), height / 2)
+            wall.rotation_euler = (0, 0, a + math.pi / 2)
+            rigid(bpy, wall, "PASSIVE", "BOX", friction=0.5, bounce=0.3)
+    top = 0.3 if tray else 0.0
+
+    # clutter beside the dice: cards, chips, a cup
+    for k in range(rng.choice([0, 0, 1, 2, 3, 4])):
+        a, d = rng.uniform(0, 2 * math.pi), rng.uniform(radius + 3, radius + 14)
+        what = rng.choice(["card", "chip", "chip", "cup"])
+        colour = _hsv(rng.random(), rng.uniform(0, 1), rng.uniform(0.2, 1))
+        if what == "card":
+            thing = box(bpy, f"card{k}", 6.3, 8.8, 0.05, plain_material(bpy, f"card{k}", colour, 0.4))
+            thing.location = (d * math.cos(a), d * math.sin(a), 0.03)
+        elif what == "chip":
+            thing = cylinder(bpy, f"chip{k}", 2.0, 0.33, 32, plain_material(bpy, f"chip{k}", colour, 0.5))
+            thing.location = (d * math.cos(a), d * math.sin(a), 0.17)
+        else:
+            thing = cylinder(bpy, f"cup{k}", 4.5, 10, 40, plain_material(bpy, f"cup{k}", colour, 0.6))
+            thing.location = (d * math.cos(a), d * math.sin(a), 5)
+        thing.rotation_euler = (0, 0, rng.uniform(0, math.pi))
+
+    # the dice, dropped
+    n = rng.choices([1, 2, 3, 4, 5, 6, rng.randint(7, 12), rng.randint(13, 25)],
+                    [0.08, 0.1, 0.12, 0.12, 0.2, 0.14, 0.14, 0.1])[0]
+    kind, styles = draw_styles(rng, split, n)
+    glyph_sets: dict[int, dict[int, np.ndarray]] = {}
+    dice = []
+    spread = min(radius * 0.6, 2 + 1.2 * math.sqrt(n) * styles[0].size_cm) if tray else 2 + 1.5 * math.sqrt(n) * 2
+    for k, style in enumerate(styles):
+        glyph_set = None
+        if style.symbols is not None:
+            if style.symbols not in glyph_sets:
+                g = random.Random(style.symbols)
+                glyph_sets[style.symbols] = {v: glyphs.random_glyph(g) for v in PIP_VALUES}
+            glyph_set = glyph_sets[style.symbols]
+        if kind == "chance":
+            red = _hsv(rng.uniform(-0.04, 0.03), rng.uniform(0.6, 1.0), rng.uniform(0.45, 1.0))
+            blue = _hsv(rng.uniform(0.55, 0.7), rng.uniform(0.5, 1.0), rng.uniform(0.3, 0.95))
+            reds = (0, 2, 4)  # faces of FACE_VALUES 1, 2, 3: no two opposite share a colour
+            tints = [red if i in reds else blue for i in range(6)]
+        else:
+            tints = [(1.0, 1.0, 1.0)] * 6
+        atlas = _atlas(style, rng, glyph_set, tints)
+        image = bpy.data.images.new(f"atlas{k}", atlas.shape[1], atlas.shape[0], alpha=True)
+        image.colorspace_settings.name = "Non-Color"
+        image.pixels.foreach_set(np.ascontiguousarray(atlas[::-1]).ravel())
+        mesh = die_mesh(bpy, f"die{k}", style.size_cm, style.bevel)
+        obj = add_object(bpy, f"die{k}", mesh, die_material(bpy, f"die{k}", style, image, rng))
+        a, d = rng.uniform(0, 2 * math.pi), spread * math.sqrt(rng.random())
+        obj.location = (d * math.cos(a), d * math.sin(a), top + 2 + k * 0.9 * style.size_cm + rng.uniform(0, 3))
+        obj.rotation_euler = Euler((rng.uniform(0, 2 * math.pi), rng.uniform(0, 2 * math.pi), rng.uniform(0, 2 * math.pi)))
+        rigid(bpy, obj, "ACTIVE", "BOX", mass=0.005 * style.size_cm ** 3, friction=rng.uniform(0.3, 0.7),
+              bounce=rng.uniform(0.2, 0.5))
+        dice.append((obj, style, tints))
+    world = scene.rigidbody_world
+    world.substeps_per_frame = 20
+    world.solver_iterations = 20
+    frames = 110
+    world.point_cache.frame_end = frames
+    for f in range(1, frames + 1):
+        scene.frame_set(f)
+    bpy.context.view_layer.update()
+
+    # camera: straight down to 45 degrees, a 24-50 mm lens (full-frame terms), the dice in view
+    poses = [obj.matrix_world.copy() for obj, _, _ in dice]
+    centre = sum((m.translation for m in poses), Vector()) / len(poses)
+    extent = max((m.translation - centre).length for m in poses) + 2.5
+    cam_data = bpy.data.cameras.new("camera")
+    cam_data.lens = rng.uniform(24, 50)
+    cam_data.sensor_width = 36
+    camera = bpy.data.objects.new("camera", cam_data)
+    scene.collection.objects.link(camera)
+    scene.camera = camera
+    tilt = math.radians(rng.choice([0, rng.uniform(0, 20), rng.uniform(20, 45)]))
+    # near enough that a die is 12-70 px across (log-uniform), far enough that the throw fits
+    focal_px = side * cam_data.lens / 36
+    size = sum(s.size_cm for s in styles) / len(styles)
+    die_px = math.exp(rng.uniform(math.log(12), math.log(70)))
+    aspect = rng.choice([0.75, 0.75, 0.5625, 1.0])
+    distance = max(size * focal_px / die_px, extent * focal_px / (0.45 * side * aspect))
+    heading = rng.uniform(0, 2 * math.pi)
+    aim = centre + Vector((rng.uniform(-0.2, 0.2) * extent, rng.uniform(-0.2, 0.2) * extent, 0))
+    offset = Vector((math.sin(tilt) * math.cos(heading), math.sin(tilt) * math.sin(heading), math.cos(tilt))) * distance
+    camera.location = aim + offset
+    camera.rotation_euler = (-offset).to_track_quat("-Z", "Y").to_euler()
+    camera.rotation_euler.rotate_axis("Z", rng.uniform(-math.pi, math.pi))
+    if rng.random() < 0.25:
+        cam_data.dof.use_dof = True
+        cam_data.dof.focus_distance = (aim - camera.location).length
+        cam_data.dof.aperture_fstop = rng.uniform(1.4, 5.6)
+
+    # light: a world that fills, lamps of 2700-6500 K, sometimes one hard lamp or a lamp's pool
+    kelvin = rng.uniform(2700, 6500)
+    bg = bpy.data.worlds.new("world")
+    scene.world = bg
+    bg.use_nodes = True
+    bg.node_tree.nodes["Background"].inputs["Color"].default_value = tuple(kelvin_rgb(rng.uniform(3000, 7000))) + (1.0,)
+    bg.node_tree.nodes["Background"].inputs["Strength"].default_value = rng.uniform(0.05, 0.6)
+    lamps = []
+    for k in range(rng.choice([1, 1, 2, 3])):
+        style = rng.choice(["area", "area", "point", "spot"])
+        light = bpy.data.lights.new(f"lamp{k}", type=style.upper())
+        light.color = kelvin_rgb(kelvin + rng.uniform(-300, 300))
+        if style == "area":
+            light.size = rng.uniform(10, 80)
+            light.energy = rng.uniform(2e5, 1.2e6)
+        elif style == "point":
+            light.shadow_soft_size = rng.uniform(0.2, 3)  # a hard lamp
+            light.energy = rng.uniform(1e5, 6e5)
+        else:
+            light.spot_size = math.radians(rng.uniform(25, 70))
+            light.spot_blend = rng.uniform(0.1, 0.6)
+            light.shadow_soft_size = rng.uniform(0.5, 5)
+            light.energy = rng.uniform(2e5, 1e6)
+        lamp = bpy.data.objects.new(f"lamp{k}", light)
+        scene.collection.objects.link(lamp)
+        a, h = rng.uniform(0, 2 * math.pi), rng.uniform(40, 120)
+        r = rng.uniform(0, 80)
+        lamp.location = centre + Vector((r * math.cos(a), r * math.sin(a), h))
+        light.energy *= (h * h + r * r) / 80 ** 2  # the same light on the table, near or far
+        lamp.rotation_euler = (centre + Vector((rng.uniform(-10, 10), rng.uniform(-10, 10), 0)) - lamp.location) \
+            .to_track_quat("-Z", "Y").to_euler()
+        lamps.append(style)
+
+    # render
+    width = side
+    height = int(round(side * aspect / 8)) * 8
+    render = scene.render
+    render.engine = "CYCLES"
+    render.resolution_x, render.resolution_y = width, height
+    render.resolution_percentage = 100
+    render.threads_mode = "FIXED"
+    render.threads = threads
+    render.image_settings.file_format = "JPEG"
+    render.image_settings.quality = 95
+    render.filepath = str(out_image)
+    scene.cycles.device = "CPU"
+    scene.cycles.samples = samples
+    scene.cycles.use_denoising = True
+    scene.cycles.max_bounces = 8
+    scene.cycles.transmission_bounces = 8
+    scene.view_settings.view_transform = "Standard"
+    scene.view_settings.exposure = rng.uniform(-0.6, 0.6)
+    bpy.ops.render.render(write_still=True)
+
+    # labels, from each die's pose
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    labels = []
+    for (obj, style, tints), m in zip(dice, poses):
+        rot = m.to_3x3()
+        ups = [(rot @ Vector(n)).z for n in FACE_NORMALS]
+        i = max(range(6), key=lambda k: ups[k])
+        if kind == "chance":
+            value = "red" if i in (0, 2, 4) else "blue"
+        else:
+            value = FACE_VALUES[i]
+        half = style.size_cm / 2
+        corners = [m @ Vector((sx * half, sy * half, sz * half)) for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)]
+        n_top = Vector(FACE_NORMALS[i])
+        u = Vector(FACE_NORMALS[2 if i < 2 else 0])
+        v = n_top.cross(u)
+        top_pts = [m @ (n_top * half + (u * a + v * b) * half * 0.9) for a in (-1, 1) for b in (-1, 1)]
+        box_all = _pixel_box(scene, camera, corners, world_to_camera_view, width, height)
+        box_top = _pixel_box(scene, camera, top_pts, world_to_camera_view, width, height)
+        hidden = _hidden_share(scene, depsgraph, camera, obj, m, n_top, u, v, half, world_to_camera_view)
+        labels.append({"kind": kind, "value": value, "box": box_all, "top_box": box_top,
+                       "hidden": round(hidden, 3), "cocked": ups[i] < COCKED, "lean_deg": round(math.degrees(math.acos(min(1.0, ups[i]))), 1),
+                       "style": asdict(style)})
+    return {"kind": kind, "surface": surface, "tray": floor_kind if tray else None, "lamps": lamps,
+            "kelvin": round(kelvin), "tilt_deg": round(math.degrees(tilt), 1), "lens_mm": round(cam_data.lens, 1),
+            "size": [width, height], "dice_detail": labels}
+
+
+def _pixel_box(scene, camera, points, project, width, height):
+    xs, ys = [], []
+    for p in points:
+        c = project(scene, camera, p)
+        xs.append(c.x * width)
+        ys.append((1 - c.y) * height)
+    return [round(min(xs), 1), round(min(ys), 1), round(max(xs), 1), round(max(ys), 1)]
+
+
+def _hidden_share(scene, depsgraph, camera, obj, m, n_top, u, v, half, project) -> float:
+    """Share of a 5 x 5 grid on the top face that the camera does not see: out of the
+    picture, or behind something else (a ray from the camera meets another object first)."""
+    origin = camera.matrix_world.translation
+    hidden = 0
+    total = 0
+    for a in np.linspace(-0.8, 0.8, 5):
+        for b in np.linspace(-0.8, 0.8, 5):
+            total += 1
+            p = m @ (n_top * (half * 1.001) + (u * float(a) + v * float(b)) * half)
+            c = project(scene, camera, p)
+            if not (0 <= c.x <= 1 and 0 <= c.y <= 1 and c.z > 0):
+                hidden += 1
+                continue
+            direction = (p - origin)
+            dist = direction.length
+            hit, loc, _, _, what, _ = scene.ray_cast(depsgraph, origin, direction.normalized(), distance=dist + 0.05)
+            if hit and what is not None and what.name != obj.name and (loc - origin).length < dist - 0.05:
+                hidden += 1
+    return hidden / total
+
+
+# --- the cache ---------------------------------------------------------------------------
+
+
+def done_seeds(manifest: Path) -> set[int]:
+    if not manifest.exists():
+        return set()
+    seeds = set()
+    for line in manifest.read_text().splitlines():
+        try:
+            seeds.add(json.loads(line)["seed"])
+        except (ValueError, KeyError):
+            continue  # a line cut short by a stop: that scene is made again
+    return seeds
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, required=True, help="the cache folder (outside the repository)")
+    ap.add_argument("--split", choices=sorted(SPLIT_SEED), default="train")
+    ap.add_argument("--count", type=int, default=100, help="scenes in the split (made where missing)")
+    ap.add_argument("--start", type=int, default=0, help="first scene number")
+    ap.add_argument("--step", type=int, default=1, help="make every STEP-th scene (several processes share a split)")
+    ap.add_argument("--side", type=int, default=384, help="picture width in pixels")
+    ap.add_argument("--samples", type=int, default=16, help="Cycles samples a pixel (denoised)")
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args(argv)
+    import bpy
+
+    images = args.out / "images"
+    images.mkdir(parents=True, exist_ok=True)
+    manifest = args.out / "manifest.jsonl"
+    have = done_seeds(manifest)
+    for i in range(args.start, args.count, args.step):
+        seed = SPLIT_SEED[args.split] + i
+        if seed in have:
+            continue
+        name = f"images/{args.split}_{i:06d}.jpg"
+        t0 = time.time()
+        labels = build_and_render(bpy, seed, args.split, args.out / name, args.side, args.samples, args.threads)
+        dice = labels.pop("dice_detail")
+        entry = {"image": name, "seed": seed, "split": args.split, "kind": labels["kind"],
+                 "dice": [d["value"] for d in dice], "boxes": [d["box"] + [d["value"]] for d in dice],
+                 "dice_detail": dice, "scene": labels, "seconds": round(time.time() - t0, 1)}
+        with manifest.open("a") as f:
+            f.write(json.dumps(entry) + "\n")
+        print(f"{name}: {len(dice)} {labels['kind']} dice, {entry['seconds']} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
