@@ -152,6 +152,8 @@ def _play(service, camera, game, seed):
             answer = service.reveal_now()
             shown = camera.last_scene
             assert shown is not None and len(shown.values) == request.count, answer
+            assert "the reader failed" not in answer  # issue 64: the camera reads, a fault is no "held"
+            assert table.snapshot()["devices"].get("camera", {}).get("status") != "reader failing"
             if answer.startswith("read"):
                 last = table.session.record.events[-1]
                 assert len(table.session.record.events) == before + 1
