@@ -62,6 +62,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts" / "vision"))
 from dataset import SETS, TEST_ONLY, fixed, is_held_out  # noqa: E402  (the split the models were trained by)
 from hardware.vision import ReadyToRead, SpikeProfile, read_dice, teach_spike  # noqa: E402
+from hardware.vision.config import VisionConfig  # noqa: E402
 from hardware.vision.memory import TableMemory  # noqa: E402
 
 # the confidence under which the reader flags a die when not told otherwise
@@ -72,6 +73,7 @@ MODE = {"pip": "pips", "chance": "chance", "spike-A": "spike"}
 # crowded reveals (10 or more dice) >= 99.5% of dice read right and sure; a 1280x960 read in
 # <= 100 ms median on one core.
 BAR_RIGHT, BAR_SILENT, BAR_CROWDED_DICE, BAR_MS = 98.0, 0.5, 99.5, 100.0
+P95_BAR_MS, MAX_BAR_MS = 400.0, 1500.0  # issue 65: the slowest read counts as much as the median
 FEW, CROWDED = 6, 10  # dice in a scene: up to FEW is a plain reveal, CROWDED or more a crowded one
 
 
@@ -90,6 +92,14 @@ def bar(name: str, g) -> str:
     missed = [k for k, ok in (("right", 100 * g["right"] / n >= BAR_RIGHT),
                               ("silent", 100 * g["silent"] / n <= BAR_SILENT)) if not ok]
     return "met" if not missed else "not: " + ",".join(missed)
+
+
+def time_interval(times: list[float], q: float, draws: int = 2000) -> tuple[float, float]:
+    """A 95% bootstrap interval of the q-th percentile of `times` (fixed seed)."""
+    rng = np.random.default_rng(0)
+    t = np.asarray(times)
+    picks = np.percentile(t[rng.integers(0, len(t), (draws, len(t)))], q, axis=1)
+    return float(np.percentile(picks, 2.5)), float(np.percentile(picks, 97.5))
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -300,6 +310,8 @@ def main() -> int:
     ap.add_argument("--details", help="write one JSON line per image here")
     ap.add_argument("--speed", type=int, default=40, help="frames timed at 1280x960 per set and dice kind")
     ap.add_argument("--min-confidence", type=float, default=None, help="override the reader's default")
+    ap.add_argument("--budget-ms", type=float, default=VisionConfig().read_budget_ms,
+                    help="[vision] read_budget_ms: time for the harder looks (default: the config's default)")
     ap.add_argument("--raw-labels", action="store_true",
                     help="score against the manifests as published, without scripts/vision/label_fixes.json")
     ap.add_argument("--shift", default="", help=f"also read each image shifted: {','.join(SHIFTS)}")
@@ -350,7 +362,7 @@ def main() -> int:
                 picture = still_frames(picture, frame, shift, args.still_frames, e["image"])
                 label = f" {shift}" + (f" x{args.still_frames}" if args.still_frames > 1 and shift in AGAIN else "")
                 reading = read_dice(picture, MODE[kind], profile=profile, min_confidence=min_confidence, expect=expect,
-                                    memory=memories[shift] if args.evening else None)
+                                    memory=memories[shift] if args.evening else None, budget_ms=args.budget_ms)
                 line = score(groups[row + (label if shift else "")], reading, boxes, min_confidence)
                 if details:
                     details.write(json.dumps({"image": str(root / e["image"]), "kind": kind, "shift": shift or None,
@@ -362,7 +374,7 @@ def main() -> int:
                 stages: dict = {}
                 t0 = time.perf_counter()
                 read_dice(big, MODE[kind], profile=profile, timings=stages, expect=expect,
-                          memory=memories["timed"] if args.evening else None)
+                          memory=memories["timed"] if args.evening else None, budget_ms=args.budget_ms)
                 speed_total.append((time.perf_counter() - t0) * 1000)
                 speed_by_kind[MODE[kind]].append(speed_total[-1])
                 for k, v in stages.items():
@@ -405,9 +417,11 @@ def main() -> int:
                   f"unsure, right {g['flagged_but_right']:>4}  unsure, wrong {g['held_unsure_wrong']:>4}")
     if speed_total:
         median = statistics.median(speed_total)
-        print(f"speed at 1280x960, one core, {len(speed_total)} frames: median {median:.1f} ms, "
-              f"p90 {np.percentile(speed_total, 90):.1f} ms "
-              f"(bar {BAR_MS:.0f} ms: {'met' if median <= BAR_MS else 'not met'} on this machine)")
+        print(f"speed at 1280x960, one core, {len(speed_total)} frames, harder looks for {args.budget_ms:.0f} ms:")
+        for what, q, limit in (("median", 50, BAR_MS), ("p95", 95, P95_BAR_MS), ("slowest", 100, MAX_BAR_MS)):
+            lo, hi = time_interval(speed_total, q)
+            print(f"  {what} {np.percentile(speed_total, q):.1f} ms [95% {lo:.0f}-{hi:.0f}], bar {limit:.0f} ms: "
+                  f"{'met' if np.percentile(speed_total, q) <= limit else 'NOT met'} on this machine")
         print("  by dice kind (median ms): " + ", ".join(f"{k} {statistics.median(v):.1f} ({len(v)} frames)"
                                                          for k, v in speed_by_kind.items()))
         print(f"  machine load average (1 min) at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
@@ -417,7 +431,8 @@ def main() -> int:
     unseen = [name for name in summary if (name.split("/")[0].endswith("*") or args.split == "heldout")
               and bar(name, summary[name]) != "-"]
     missed = [f"{name} ({bar(name, summary[name])[5:]})" for name in unseen if bar(name, summary[name]) != "met"]
-    slow = bool(speed_total) and statistics.median(speed_total) > BAR_MS
+    slow = bool(speed_total) and (statistics.median(speed_total) > BAR_MS or np.percentile(speed_total, 95) > P95_BAR_MS
+                                  or max(speed_total) > MAX_BAR_MS)
     where = "test-only sets" + (", held-out split" if args.split == "heldout" else
                                 " (other sets' rows hold training photos: run --split heldout to count them)")
     if not unseen:

@@ -135,7 +135,12 @@ class Table:
     # --- changes (each is stored before it is acknowledged) ------------------------
 
     def submit(self, event: Event) -> None:
+        """A game event typed in (host panel, API). Once the dice are out, only the dice:
+        a call entered now would be made knowing them (a change is a correction, `amend`)."""
         with self._lock:
+            if self._dice_out() and not isinstance(event, DiceObserved):
+                raise IllegalAction("the dice are out", "the dice are out: calls are closed until the reading is "
+                                    "settled; to change one now, correct it (Fix), which the record keeps as the host's")
             self._commit(lambda session: session.submitted(event))
 
     def press(self, seat: int | None, button: str) -> bool:
@@ -145,12 +150,7 @@ class Table:
             if session is None or session.finished:
                 log.debug("press %s/%s ignored: no game", seat, button)
                 return False
-            if self._held is not None and self._held.values and self.expected_dice() is not None:
-                # The camera has seen the dice, so the cup is off and everyone can see them:
-                # a call changed now would be made knowing the dice. Until the host settles
-                # the reading, the seats' buttons do nothing (a reading that found no dice
-                # leaves them open: the cup may still be on; and once the game no longer
-                # waits for dice, an undo say, the held reading closes nothing).
+            if self._dice_out():
                 log.info("press at %s ignored: the dice are out, waiting for the host to settle the reading",
                          "the shared button" if seat is None else f"seat {seat + 1}")
                 return False
@@ -160,6 +160,14 @@ class Table:
                 return False
             self._commit(lambda current: current.submitted(event))
             return True
+
+    def _dice_out(self) -> bool:
+        """The camera has seen the dice, so the cup is off and everyone can see them: a call
+        changed now would be made knowing the dice. Until the host settles the reading,
+        calls are closed on every path (a reading that found no dice leaves them open: the
+        cup may still be on; and once the game no longer waits for dice, an undo say, the
+        held reading closes nothing)."""
+        return self._held is not None and bool(self._held.values) and self.expected_dice() is not None
 
     def undo(self, expect: int | None = None) -> None:
         """Take back the latest game event in force. `expect`: the record index of the event

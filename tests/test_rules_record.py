@@ -65,6 +65,18 @@ def test_chip_calls_stay_hidden_in_the_public_record_until_the_reveal():
     assert [e["chip"] for e in after.to_dict(public=True)["events"][:2]] == ["green", "yellow"]
 
 
+def test_a_call_replaced_before_the_reveal_stays_hidden_for_good():
+    """Issue 66 ruling: a call its seat changed before the reveal was never part of the
+    game; only the call in force at the reveal is revealed, in every public export."""
+    record = toy_record(ChipCall(0, "yellow"), ChipCall(1, "green"), ChipCall(0, "green"), DiceObserved(("red",)),
+                        ChipCall(0, "yellow"), ChipCall(1, "yellow"), DiceObserved(("blue",)))
+    public = record.to_dict(public=True)["events"]
+    assert [e.get("chip") for e in public] == ["hidden", "green", "green", None, "yellow", "yellow", None]
+    assert pending_secrets(record.events) == {0}
+    again = GameRecord.from_dict(record.to_dict(public=True))  # the export still replays to the same game
+    assert replay(again).scores == replay(record).scores
+
+
 def test_an_amended_secret_call_is_hidden_too():
     record = toy_record(ChipCall(0, "green"), Amend(target=0, event=ChipCall(0, "yellow")))
     assert pending_secrets(record.events) == {0, 1}

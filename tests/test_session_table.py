@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from companion.rules import ChipCall, Declaration, DiceObserved, IllegalAction
+from companion.rules import Amend, ChipCall, ColourCall, Declaration, DiceObserved, IllegalAction
 from companion.session import Session
 from companion.store import MemoryStore
 from companion.table import NoGame, Table
@@ -122,6 +122,25 @@ def test_calls_close_once_the_camera_has_seen_the_dice_even_when_the_reading_wai
     table.confirm_reading(["red", "blue", "blue", "blue", "red"])
     assert table.session.record.events[-1].values == ("red", "blue", "blue", "blue", "red")
     assert [e.chip for e in table.session.record.events if isinstance(e, ChipCall)] == ["green", "green", "yellow"]
+
+
+def test_calls_typed_in_by_the_host_close_too_once_the_dice_are_out_and_a_fix_stays_open():
+    """Issue 66: Val-Des, the cube read and held: the host panel took a new call for Ann
+    and the set scored it. Every path closes; a correction (amend) is the host's way."""
+    table = Table()
+    table.start_game("val-des", ["Ann", "Ben"])
+    table.submit(ColourCall(0, "red"))
+    table.submit(ColourCall(1, "blue"))
+    assert table.offer_reading(OfferedReading(["blue"], flagged=True, reason="a hand?")) == "held"
+    record = table.session.record
+    with pytest.raises(IllegalAction, match="the dice are out"):
+        table.submit(ColourCall(0, "blue"))  # the host panel's "Enter for the table", the API
+    assert not table.press(0, "yellow")  # the seat buttons
+    assert table.session.record == record
+    table.amend(0, ColourCall(0, "blue"))  # the correction, kept in the record as the host's
+    assert table.session.record.events[-1] == Amend(target=0, event=ColourCall(0, "blue"))
+    table.confirm_reading(["blue"])
+    assert isinstance(table.session.record.events[-1], DiceObserved)
 
 
 def test_a_held_reading_closes_no_calls_once_the_game_stops_waiting_for_dice():

@@ -142,8 +142,9 @@ def pending_secrets(events: Sequence[Event]) -> set[int]:
     """Record indexes of secret events (chip calls) that no reveal has uncovered.
 
     A secret stays hidden until a reveal in force follows it. A secret taken back
-    (undone) before a reveal counted it is never shown, and an amend of a secret
-    is as hidden as its target.
+    (undone) before a reveal counted it is never shown, nor is one replaced before the
+    reveal (the same seat called again: only the call in force at the reveal was part of
+    the game, issue 66), and an amend of a secret is as hidden as its target.
     """
     try:
         live = effective_events(events)
@@ -151,20 +152,29 @@ def pending_secrets(events: Sequence[Event]) -> set[int]:
         live = list(enumerate(events))
     in_force = {index for index, _ in live}
     pending: set[int] = set()
+    replaced: set[int] = set()  # hidden for good
+    latest: dict[tuple[str, object], int] = {}  # since the last reveal: each seat's call
     for index, ev in live:
         if ev.reveals:
             pending.clear()
+            latest.clear()
         elif ev.secret:
+            key = (ev.kind, getattr(ev, "seat", None))
+            if key in latest:
+                replaced.add(latest[key])
+                pending.discard(latest[key])
+            latest[key] = index
             pending.add(index)
+    hidden = pending | replaced
     for index, ev in enumerate(events):
         if not ev.secret:
             continue
         if isinstance(ev, Amend):
-            if ev.target in pending or ev.target not in in_force:
-                pending.add(index)
+            if ev.target in hidden or ev.target not in in_force:
+                hidden.add(index)
         elif index not in in_force:
-            pending.add(index)
-    return pending
+            hidden.add(index)
+    return hidden
 
 
 def _hidden(ev: Event) -> bool:

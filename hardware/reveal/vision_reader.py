@@ -76,6 +76,7 @@ class VisionReader:
                 empty_table=self._empty_table, occluder_fraction=getattr(self._config, "occluder_fraction", 0.12),
                 expect=expect, die_px=getattr(self._config, "die_size", None),
                 memory=self._memory if kind == "pips" else None,
+                budget_ms=getattr(self._config, "read_budget_ms", None),
             )
         finally:
             self._vision.release()  # readings are seconds apart at least: their working memory goes back

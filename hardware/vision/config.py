@@ -9,6 +9,8 @@ from typing import Any, Mapping
 DICE_KINDS = ("pips", "chance", "spike")
 MAX_STILL_FRAMES = 16  # more is memory (4 MB a 1280x960 frame) and time for little more quiet
 MIN_DIE_SIZE, MAX_DIE_SIZE = 6, 4000  # pixels: a die's side in any camera's picture
+READ_BUDGET_MS = 700.0  # a read's harder looks stop past this (docs/decisions.md, 2026-12-06)
+MAX_READ_BUDGET_MS = 60_000.0
 
 
 class VisionConfigError(ValueError):
@@ -30,6 +32,7 @@ class VisionConfig:
     still_frames: int = 4  # a settled scene is read from the mean of this many still frames
     die_size: float | None = None  # a die's side in camera pixels, once calibration knows it
     remember_dice: bool = True  # pip dice read surely vouch for look-alikes read unsurely later (memory.py)
+    read_budget_ms: float = READ_BUDGET_MS  # time for the harder looks; past it the reading is held (budget.py)
 
     @classmethod
     def from_mapping(cls, section: Mapping[str, Any] | None) -> "VisionConfig":
@@ -68,6 +71,12 @@ class VisionConfig:
                 raise VisionConfigError(f"[vision] remember_dice must be true or false, "
                                         f"not {section['remember_dice']!r}")
             values["remember_dice"] = section["remember_dice"]
+        if "read_budget_ms" in section:
+            budget = section["read_budget_ms"]
+            if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not 0 <= budget <= MAX_READ_BUDGET_MS:
+                raise VisionConfigError(f"[vision] read_budget_ms must be milliseconds, 0 to {MAX_READ_BUDGET_MS:.0f} "
+                                        f"(0: the first look only), not {budget!r}")
+            values["read_budget_ms"] = float(budget)
         if "still_frames" in section:
             frames = section["still_frames"]
             if isinstance(frames, bool) or not isinstance(frames, int) or not 1 <= frames <= MAX_STILL_FRAMES:

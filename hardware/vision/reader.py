@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
+from hardware.vision.budget import LookBudget
 from hardware.vision.detect import Candidate, distinct, find_candidates, whole_of_groups
 from hardware.vision.doubt import doubt, part_of_bigger
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
@@ -243,7 +244,7 @@ def _valued(frame, settled, dice, profile, min_confidence, timings):
     return kept, probs, values, confidences
 
 
-def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence, first, looks):
+def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence, first, looks, budget):
     """The count found, but a die read unsurely (a board's token in place of a die on it, a
     speck in place of a die the quick look missed, a die boxed by its top face alone). Of
     `looks` (the harder looks not yet run), the first whose reading of the count is sure is
@@ -255,8 +256,8 @@ def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence
     sure = [(c, v) for c, v, q in zip(kept, values, confidences) if q >= min_confidence]
     least = SMALLER * min(c.size for c in kept)
     for look in looks:
-        if look.grown and not _by_pips(dice, profile):  # a colour or symbol is read from the die's own box
-            break
+        if look.grown and not _by_pips(dice, profile) or not budget.allows():  # a colour or symbol is read
+            break  # from the die's own box
         settled, again_doubtful, weak = _look_again(
             frame, roi, timings, level, pips, memo, look, dice, profile, min_confidence, len(kept))
         if weak or len(settled[0]) != len(kept):
@@ -288,38 +289,35 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
               roi: tuple[int, int, int, int] | None = None, min_confidence: float = 0.80,
               empty_table: EmptyTable | None = None, occluder_fraction: float = 0.12,
               expect: int | None = None, die_px: float | None = None, timings: dict | None = None,
-              memory: TableMemory | None = None) -> Reading:
+              memory: TableMemory | None = None, budget_ms: float | None = None) -> Reading:
     """Read every die in the frame. Raises UnreadableFrame for a non-picture.
 
-    `expect`: how many dice the game waits for. The first look is then a quick one (the
-    pyramid short of the frame's own pixels); when it finds another number, the reader
-    looks again harder (every level, then lower cut-offs, then, short of the count with dice
-    read by their pips, candidates read whole at GROWN times their size, then groups read
-    as one die) and takes the first look that finds that many once the count's culls are
-    made (`_settled`); when none does, on a chance table a box ODD_SIZE times the throw's
-    size or more that the finder also found as two touching cubes is read as them, or
-    cubes another level found join (`throw.more_cubes`), and a doubtful box of another
-    size is read at the throw's (`throw.missed_at_size`), else the reading is flagged with
-    both counts. With the count found but a die read unsurely, the harder looks are tried
-    for a sure reading of it (`_surer`); then a die boxed at another size than the sure
-    ones is read again at theirs
+    `expect`: how many dice the game waits for. The first look is then a quick one (the pyramid
+    short of the frame's own pixels); when it finds another number, the reader looks again
+    harder (every level, then lower cut-offs, then, short of the count with dice read by their
+    pips, candidates read whole at GROWN times their size, then groups read as one die) and
+    takes the first look that finds that many once the count's culls are made (`_settled`); when
+    none does, on a chance table a box ODD_SIZE times the throw's size or more that the finder
+    also found as two touching cubes is read as them, or cubes another level found join
+    (`throw.more_cubes`), and a doubtful box of another size is read at the throw's
+    (`throw.missed_at_size`), else the reading is flagged with both counts. With the count found
+    but a die read unsurely, the harder looks are tried for a sure reading of it (`_surer`);
+    then a die boxed at another size than the sure ones is read again at theirs
     (`_at_throw_size`), and a die still unsure is read whole, as boxed by its top face alone
-    (`whole.read_whole`; a spike die by its pips, where they name a taught face). On a pip
-    table a reading still held gives way to the surest throw of all the looks read, when
-    there is one (`throw.surest_throw`). A
-    pip reading that would pass is held when a die read as a one or a two reads, seen as
-    a bigger die around it, or as the finder's own box of that die reads it, as that die's
-    bigger face (`parts.piece_of_found`, `parts.bigger_die`). Without
-    `expect`, the first look is at every level.
-    `die_px`: a die's size in frame pixels, when calibration knows it: the finder then
-    looks at that scale alone (a first look that misses the count still searches them all).
-    With the calibrated `empty_table`, a read where one thing unlike the table covers more
-    than `occluder_fraction` of the view (a hand, the cup) is flagged, its dice still read;
-    and what was found where the table still shows as in its photo is the table's own, not
-    a die (`throw.off_table`).
-    `memory`: the pip dice this table has read surely; it vouches for a die read unsurely
-    that looks like those it remembers showing that face, and learns from a reading that
-    is not flagged (memory.py)."""
+    (`whole.read_whole`; a spike die by its pips, where they name a taught face). On a pip table
+    a reading still held gives way to the surest throw of all the looks read, when there is one
+    (`throw.surest_throw`). A pip reading that would pass is held when a die read as a one or a
+    two reads, seen as a bigger die around it, or as the finder's own box of that die reads it,
+    as that die's bigger face (`parts.piece_of_found`, `parts.bigger_die`). Without `expect`,
+    the first look is at every level. `die_px`: a die's size in frame pixels, when calibration
+    knows it: the finder then looks at that scale alone (a first look that misses the count
+    still searches them all). With the calibrated `empty_table`, a read where one thing unlike
+    the table covers more than `occluder_fraction` of the view (a hand, the cup) is flagged, its
+    dice still read; and what was found where the table still shows as in its photo is the
+    table's own, not a die (`throw.off_table`). `memory`: the pip dice this table has read
+    surely; it vouches for a die read unsurely that looks like those it remembers showing that
+    face, and learns from a reading that is not flagged (memory.py). `budget_ms`: the time for
+    the harder looks (budget.py)."""
     if dice not in DICE_KINDS:
         raise ValueError(f"dice must be one of {', '.join(DICE_KINDS)}, not {dice!r}")
     if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int) or expect < 0):
@@ -328,6 +326,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         raise ValueError(f"die_px must be a die's size in pixels (above 0), not {die_px!r}")
     if dice == "spike" and (profile is None or not profile.taught):
         raise SpikeProfileError("reading spike dice needs a taught profile (companion teach spike)")
+    budget = LookBudget(None if budget_ms is None else budget_ms / 1000)
     frame = check_frame(frame_bgr)
     pips = dice == "pips"
     memo: dict = {}
@@ -347,6 +346,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 # the looks that grow or group candidates (the last two) find no die that
                 # was missed; and a chance cube's colour or a symbol is read from its box,
                 # which must then be the die's own, not grown or grouped
+                break
+            if not budget.allows():
                 break
             tried += 1
             other, again_doubtful, weak = _look_again(frame, roi, timings, level, pips, memo, look, dice, profile,
@@ -368,7 +369,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
             kept, probs, values, confidences = *more, None, None
     kept, probs, values, confidences = _valued(frame, (kept, probs, values, confidences), dice, profile,
                                                min_confidence, timings)
-    if expect is not None and len(kept) < expect and doubtful:  # a missed die the finder boxed at another size
+    if expect is not None and len(kept) < expect and doubtful and budget.allows():  # a missed die boxed at another size
         found = missed_at_size(kept, probs, confidences, [c for c, _ in doubtful], min_confidence, expect, ODD_SIZE,
                                lambda views: face_probabilities(frame, views, level),
                                lambda p: _read_as_die(p, _table_die(p, pips), KEEP_DIE))
@@ -380,8 +381,9 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if expect is not None and len(kept) == expect and min(confidences, default=1.0) < min_confidence:
         first = (kept, probs, values, confidences, doubtful)
         kept, probs, values, confidences, doubtful = _surer(frame, roi, timings, level, pips, memo, dice, profile,
-                                                            min_confidence, first, HARDER[tried:])
-    if expect is not None and len(kept) == expect:
+                                                            min_confidence, first, HARDER[tried:], budget)
+    if expect is not None and len(kept) == expect and (min(confidences, default=1.0) >= min_confidence
+                                                       or budget.allows()):
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,
                                                           min_confidence, timings)
         if _by_pips(dice, profile):  # a die still unsure may be boxed by its top face
@@ -395,7 +397,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
                 probs[taken] = whole[taken]
                 values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
             _timed(timings, "faces", t0)
-    if expect and pips and (len(kept) != expect or min(confidences) < min_confidence):
+    if expect and pips and (len(kept) != expect or min(confidences) < min_confidence) and budget.allows():
         t0, read = time.perf_counter(), memo.get("faces", {})
         sure = {c: q for c, p in read.items() if sure_die(p) and reads_pips(p)
                 and (q := pip_confidence(pip_value(p)[1])) >= min_confidence}
@@ -438,6 +440,8 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         i, bigger = piece
         reason = part_of_bigger(kept[i], values[i], bigger)
     t1 = _timed(timings, "checks", t1)
+    if budget.cut:  # held, saying why: the harder looks it needed were not all made
+        reason = f"{reason}; {budget.reason()}" if reason else budget.reason()
     if memory is not None and pips and reason is None:  # what the face models read surely themselves
         sure = [i for i, c in enumerate(own) if c >= min_confidence]
         memory.learn(frame, [kept[i] for i in sure], [values[i] for i in sure])

@@ -107,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
             reading = read_dice(frame, dice, profile=profile, roi=roi, min_confidence=config.min_confidence,
                                 empty_table=empty_table, occluder_fraction=config.occluder_fraction,
                                 expect=getattr(args, "expect", None),
-                                die_px=getattr(args, "die_size", None) or config.die_size)
+                                die_px=getattr(args, "die_size", None) or config.die_size,
+                                budget_ms=config.read_budget_ms)
         except UnreadableFrame as exc:
             failures += 1
             reading = Reading.unreadable(str(exc))

@@ -1,0 +1,51 @@
+"""Issue 65: a bounded read. The harder looks stop when [vision] read_budget_ms is spent,
+and the reading is then held, saying why, rather than read on for seconds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import pytest
+
+from hardware.vision import read_dice
+from hardware.vision.budget import LookBudget
+from hardware.vision.config import VisionConfig, VisionConfigError
+
+PHOTO = Path(__file__).resolve().parents[1] / "hardware" / "data" / "demo" / "pips-2-0009.jpg"  # two dice: 3 and 4
+
+
+def test_a_budget_allows_looks_until_its_time_is_spent_and_says_it_cut_one():
+    now = [0.0]
+    budget = LookBudget(0.5, clock=lambda: now[0])
+    assert budget.allows() and not budget.cut and budget.reason() is None
+    now[0] = 0.6
+    assert not budget.allows() and budget.cut
+    assert "stopped looking harder after 500 ms" in budget.reason()
+    assert LookBudget(None, clock=lambda: 1e9).allows()
+
+
+def test_a_read_that_needs_no_harder_look_is_not_held_for_time():
+    reading = read_dice(cv2.imread(str(PHOTO)), "pips", expect=2, budget_ms=0)
+    assert not reading.flagged and sorted(d.value for d in reading.dice) == [3, 4]
+
+
+def test_a_read_out_of_time_holds_what_it_has_and_says_why():
+    frame = cv2.imread(str(PHOTO))
+    patient = read_dice(frame, "pips", expect=3)  # one die short: the reader looks harder
+    assert patient.flagged and "stopped looking harder" not in patient.reason
+    hurried = read_dice(frame, "pips", expect=3, budget_ms=0)
+    assert hurried.flagged and "stopped looking harder after 0 ms ([vision] read_budget_ms)" in hurried.reason
+    assert sorted(d.value for d in hurried.dice) == [3, 4]
+
+
+@pytest.mark.parametrize("value", [-1, "fast", True, 1e9])
+def test_a_budget_that_is_not_milliseconds_is_refused_by_name(value):
+    with pytest.raises(VisionConfigError, match="read_budget_ms"):
+        VisionConfig.from_mapping({"read_budget_ms": value})
+
+
+def test_the_budget_has_a_default_and_round_trips():
+    assert VisionConfig().read_budget_ms > 0
+    assert VisionConfig.from_mapping({"read_budget_ms": 250}).read_budget_ms == 250.0
+    assert VisionConfig.from_mapping(VisionConfig().to_mapping()) == VisionConfig()
