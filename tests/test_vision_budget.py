@@ -49,3 +49,28 @@ def test_the_budget_has_a_default_and_round_trips():
     assert VisionConfig().read_budget_ms > 0
     assert VisionConfig.from_mapping({"read_budget_ms": 250}).read_budget_ms == 250.0
     assert VisionConfig.from_mapping(VisionConfig().to_mapping()) == VisionConfig()
+
+
+def test_in_a_harder_look_faces_are_read_surest_first_until_the_budget_is_spent():
+    from types import SimpleNamespace
+
+    from hardware.vision.budget import CHUNK, in_turn
+
+    now = [0.0]
+    budget = LookBudget(1.0, clock=lambda: now[0])
+    cands = [SimpleNamespace(score=s / 1000) for s in range(3 * CHUNK)]
+    calls = []
+
+    def read(some):
+        calls.append([c.score for c in some])
+        now[0] += 0.6  # each chunk costs 0.6 s of the 1 s
+        return ["read"] * len(some)
+
+    assert [p for _, p in in_turn(cands, read, "unread")] == ["read"] * len(cands)  # the first look: all read
+    assert len(calls) == 1
+    calls.clear()
+    budget.armed = True
+    got = dict((id(c), p) for c, p in in_turn(cands, read, "unread"))
+    assert len(calls) == 1 and calls[0] == sorted(calls[0], reverse=True)  # one chunk, the surest
+    assert min(calls[0]) > max(c.score for c in cands if got[id(c)] == "unread")
+    assert list(got.values()).count("read") == CHUNK and budget.cut

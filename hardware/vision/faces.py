@@ -31,6 +31,7 @@ LOOKS = ((0, 1.0, True), (12, 0.95, False), (-12, 1.05, False), (8, 1.08, True),
 SHRINK_FIRST = 0.5  # crops shrunk more than this are averaged down first (see cut)
 NOT_A_DIE = 0
 OTHER_DIE = 7
+NO_DIE_READ = np.eye(8)[NOT_A_DIE]  # what a crop left unread for time counts as (budget.in_turn)
 
 
 def cut(img: np.ndarray, cx: float, cy: float, side: float, out: int = FACE_SIDE, angle: float = 0.0) -> np.ndarray:

@@ -12,10 +12,10 @@ from typing import Sequence
 
 import numpy as np
 
-from hardware.vision.budget import LookBudget
+from hardware.vision.budget import LookBudget, in_turn
 from hardware.vision.detect import Candidate, distinct, find_candidates, whole_of_groups
 from hardware.vision.doubt import doubt, part_of_bigger
-from hardware.vision.faces import NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
+from hardware.vision.faces import NO_DIE_READ, NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.memory import TableMemory
 from hardware.vision.parts import dice_inside, piece_of_bigger
 from hardware.vision.reading import DieReading, Reading, check_frame
@@ -105,9 +105,10 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
 
 def _read_faces(frame: np.ndarray, cands: Sequence[Candidate], read: dict, second_look: float) -> np.ndarray:
     """Add to `read` the face probabilities of the candidates it lacks (`read` is kept
-    between looks at one frame, so no crop is read twice); the candidates' probabilities."""
+    between looks at one frame, so no crop is read twice); the candidates' probabilities.
+    In a harder look, surest first while the read's budget lasts (`budget.in_turn`)."""
     new = [c for c in cands if c not in read]
-    read.update(zip(new, face_probabilities(frame, new, second_look)))
+    read.update(in_turn(new, lambda some: face_probabilities(frame, some, second_look), NO_DIE_READ))
     return np.array([read[c] for c in cands]).reshape(-1, 8)
 
 
@@ -336,7 +337,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     (kept, probs, values, confidences), doubtful, _ = _look_again(
         frame, roi, timings, level, pips, memo if die_px is None else None, first, dice, profile, min_confidence, expect,
         die_px)
-    tried = 0  # harder looks run
+    tried, budget.armed = 0, True  # harder looks run; and from now on, face reads count against the budget
     if expect is not None and len(kept) != expect:
         # the first look to find the count (after the count's culls: parts, misfits,
         # strays) is taken; when none does, the one nearest it, so the host has the most
@@ -440,8 +441,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
         i, bigger = piece
         reason = part_of_bigger(kept[i], values[i], bigger)
     t1 = _timed(timings, "checks", t1)
-    if budget.cut:  # held, saying why: the harder looks it needed were not all made
-        reason = f"{reason}; {budget.reason()}" if reason else budget.reason()
+    reason = budget.finish(reason)  # held, saying why, if a harder look it needed was not made
     if memory is not None and pips and reason is None:  # what the face models read surely themselves
         sure = [i for i, c in enumerate(own) if c >= min_confidence]
         memory.learn(frame, [kept[i] for i in sure], [values[i] for i in sure])

@@ -550,7 +550,8 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
     bg.node_tree.nodes["Background"].inputs["Color"].default_value = tuple(kelvin_rgb(rng.uniform(3000, 7000))) + (1.0,)
     bg.node_tree.nodes["Background"].inputs["Strength"].default_value = rng.uniform(0.05, 0.6)
     lamps = []
-    for k in range(rng.choice([1, 1, 2, 3])):
+    n_lamps = rng.choice([1, 1, 2, 3])
+    for k in range(n_lamps):
         style = rng.choice(["area", "area", "point", "spot"])
         light = bpy.data.lights.new(f"lamp{k}", type=style.upper())
         light.color = kelvin_rgb(kelvin + rng.uniform(-300, 300))
@@ -570,7 +571,7 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
         a, h = rng.uniform(0, 2 * math.pi), rng.uniform(40, 120)
         r = rng.uniform(0, 80)
         lamp.location = centre + Vector((r * math.cos(a), r * math.sin(a), h))
-        light.energy *= (h * h + r * r) / 80 ** 2  # the same light on the table, near or far
+        light.energy *= 0.6 * (h * h + r * r) / 80 ** 2 / n_lamps  # the same light on the table, near or far
         lamp.rotation_euler = (centre + Vector((rng.uniform(-10, 10), rng.uniform(-10, 10), 0)) - lamp.location) \
             .to_track_quat("-Z", "Y").to_euler()
         lamps.append(style)
@@ -592,9 +593,13 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
     scene.cycles.use_denoising = True
     scene.cycles.max_bounces = 8
     scene.cycles.transmission_bounces = 8
-    scene.view_settings.view_transform = "Standard"
+    scene.view_settings.view_transform = rng.choice(["AgX", "AgX", "Standard"])  # a phone's tone curve, or none
     scene.view_settings.exposure = rng.uniform(-0.6, 0.6)
     bpy.ops.render.render(write_still=True)
+    level = _median_level(out_image)
+    if not 40 <= level <= 190:  # burnt out or black: as a camera's auto-exposure would, once more
+        scene.view_settings.exposure += max(-4.0, min(4.0, math.log2(110 / max(level, 1.0))))
+        bpy.ops.render.render(write_still=True)
 
     # labels, from each die's pose
     depsgraph = bpy.context.evaluated_depsgraph_get()
@@ -622,6 +627,13 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
     return {"kind": kind, "surface": surface, "tray": floor_kind if tray else None, "lamps": lamps,
             "kelvin": round(kelvin), "tilt_deg": round(math.degrees(tilt), 1), "lens_mm": round(cam_data.lens, 1),
             "size": [width, height], "dice_detail": labels}
+
+
+def _median_level(path: Path) -> float:
+    """The picture's median grey level, 0-255."""
+    import cv2
+
+    return float(np.median(cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)))
 
 
 def _pixel_box(scene, camera, points, project, width, height):
@@ -687,6 +699,9 @@ def main(argv=None) -> int:
     images.mkdir(parents=True, exist_ok=True)
     manifest = args.out / "manifest.jsonl"
     have = done_seeds(manifest)
+    if manifest.exists() and manifest.stat().st_size and not manifest.read_bytes().endswith(b"\n"):
+        with manifest.open("a") as f:  # a line cut short by a stop: the next starts on its own line
+            f.write("\n")
     for i in range(args.start, args.count, args.step):
         seed = SPLIT_SEED[args.split] + i
         if seed in have:

@@ -174,14 +174,19 @@ def hard_negatives(img, dice):
     return out
 
 
-def load_items(held_out: bool):
+def load_items(held_out: bool, renders: list | None = None):
+    """(picture, dice, hard negatives, top-down) of each training photo (or held-out one);
+    given `renders` (dataset.load_renders), of those instead. A die labelled None (a
+    render's cocked or hidden die) is never a crop's subject, nor where a background crop
+    is cut."""
     out = []
-    for it in dataset.load_all():
+    for it in (dataset.load_all() if renders is None else renders):
         if it.held_out != held_out and not (not held_out and it.kind.endswith("enrol")):
             continue
         img = cv2.imread(str(it.path))
-        dice = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, max(b[2] - b[0], b[3] - b[1]), label_of(it.kind, b[4])) for b in it.boxes]
-        out.append((img, dice, hard_negatives(img, dice), it.set_name in TOP_DOWN_SETS))
+        dice = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, max(b[2] - b[0], b[3] - b[1]),
+                 None if b[4] is None else label_of(it.kind, b[4])) for b in it.boxes]
+        out.append((img, dice, hard_negatives(img, dice), it.set_name in TOP_DOWN_SETS or it.set_name == "renders"))
     return out
 
 
@@ -297,7 +302,7 @@ def sample(items, rng, pool=None, share=0.0, cum=None, pasted=None, paste_share=
         cx += rng.uniform(-0.1, 0.1) * size
         cy += rng.uniform(-0.1, 0.1) * size
         label = 0
-    elif rng.random() < 0.2 or not dice:
+    elif rng.random() < 0.2 or all(d[3] is None for d in dice):
         # background: a point away from every die centre, at a die-like size
         size = dice[rng.randrange(len(dice))][2] if dice else 40.0
         for _ in range(20):
@@ -305,8 +310,8 @@ def sample(items, rng, pool=None, share=0.0, cum=None, pasted=None, paste_share=
             if all(math.hypot(x - d[0], y - d[1]) > 0.45 * max(size, d[2]) for d in dice):
                 break
         cx, cy, label = x, y, 0
-    else:
-        cx, cy, size, label = dice[rng.randrange(len(dice))]
+    elif any(d[3] is not None for d in dice):
+        cx, cy, size, label = rng.choice([d for d in dice if d[3] is not None])
         dx, dy = synth_faces.off_centre(rng)
         cx, cy = cx + dx * size, cy + dy * size
     side = CROP_FACTOR * size * synth_faces.size_error(rng)
@@ -394,6 +399,9 @@ def main():
     ap.add_argument("--synth-share", type=float, default=0.2, help="share of each batch taken from them")
     ap.add_argument("--paste", type=int, default=0, help="cut-and-paste scenes drawn before training")
     ap.add_argument("--paste-share", type=float, default=0.3, help="share of each batch cut from them")
+    ap.add_argument("--renders", action="append", default=[], metavar="DIR",
+                    help="a render cache (render_dice.py) whose training scenes join the photos (repeatable)")
+    ap.add_argument("--renders-share", type=float, default=0.4, help="share of the photo crops cut from renders")
     ap.add_argument("--sprites-cache", default=None, help="pickle file for the pasted dice (made when missing)")
     ap.add_argument("--oblique", type=int, default=0, help="crops of dice seen at an angle drawn before training")
     ap.add_argument("--oblique-share", type=float, default=0.25, help="share of each batch taken from them")
@@ -488,6 +496,9 @@ def main():
         return
     train = load_items(False)
     held = load_items(True) if args.held_check else []
+    renders = load_items(False, [it for root in args.renders for it in dataset.load_renders(Path(root))])
+    rendered_cum = list(itertools.accumulate(max(1, len(d)) for _, d, _, _ in renders))
+    print(f"{len(renders)} rendered scenes", flush=True)
     print(f"{len(train)} training images, {len(held)} held out", flush=True)
     global INVERT, LOW_RES, STRETCH, MOTION
     INVERT = args.invert
@@ -518,9 +529,13 @@ def main():
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
     sched = parallel.schedule(opt, args.lr, args.minutes, args.epochs * per_epoch)
 
+    def one(r):
+        if renders and r.random() < args.renders_share:
+            return sample(renders, r, cum=rendered_cum)
+        return sample(train, r, pool, args.synth_share, cum, pasted, args.paste_share, oblique, args.oblique_share)
+
     def batch(r):
-        xs, ys = zip(*(sample(train, r, pool, args.synth_share, cum, pasted, args.paste_share,
-                              oblique, args.oblique_share) for _ in range(bs)))
+        xs, ys = zip(*(one(r) for _ in range(bs)))
         return np.stack(xs), np.array(ys, np.int64)
 
     first = parallel.resumed(args.checkpoint, net, opt, sched) if args.checkpoint else 0
