@@ -150,6 +150,18 @@ def test_the_empty_table_photo_is_refused_while_dice_are_in_view(rig):
     assert saved(rig) is None and not list(rig.data_dir.glob("empty-table*"))
 
 
+def test_a_failing_reader_is_said_in_words_on_the_camera_page_not_answered_500(rig):
+    """Issue 64: with the reader raising, the empty-table photo answered 500."""
+    client, headers = host_client(rig)
+    rig.reader.fault = ValueError("vision model die_faces_second.onnx has no ReLU layer")
+    for path, body in (("/host/camera/empty-table", None), ("/host/camera/try-read", {"kind": "pips"})):
+        answer = client.post(path, json=body, headers=headers) if body else client.post(path, headers=headers)
+        assert answer.status_code == 409, answer.get_data(as_text=True)
+        error = answer.get_json()["error"]
+        assert error.startswith("the dice reader is failing (ValueError: vision model") and "check-hardware" in error
+    assert saved(rig) is None and not list(rig.data_dir.glob("empty-table*"))
+
+
 def test_the_empty_table_photo_is_the_cameras_picture_and_survives_a_restart(rig, tmp_path):
     client, headers = host_client(rig)
     rig.camera.frame = np.dstack([np.full((60, 80), v, np.uint8) for v in (40, 120, 200)])
