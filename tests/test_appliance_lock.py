@@ -41,7 +41,9 @@ def _wanted(*extras: str) -> set[str]:
 def test_the_lock_pins_every_package_pyproject_asks_for_with_its_hashes(lock, extras):
     entries = _entries(REPO / lock)
     assert entries and all(hashes for _, _, hashes in entries), "every pin carries its files' hashes"
-    assert _wanted(*extras) <= {name for name, _, _ in entries}
+    pinned = {name for name, _, _ in entries}
+    # lgpio comes from the OS (python3-lgpio, which install-pi.sh installs): no wheel for Trixie's 3.13
+    assert _wanted(*extras) - {"lgpio"} <= pinned and "lgpio" not in pinned
 
 
 def test_the_demo_and_the_pi_run_the_versions_the_tests_passed_with():
