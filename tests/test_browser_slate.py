@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import waitress
 
-from companion.rules import ChipCall, Declaration, get_game
+from companion.rules import ChipCall, ColourCall, Declaration, get_game
 from companion.table import Table
 from companion.readings import OfferedReading
 from web_app import PIN, make_app, play_out
@@ -242,6 +242,35 @@ def test_a_tregald_turn_played_from_the_host_panel_shows_live_on_the_slate(brows
     wait_js(slate, "document.getElementById('verdict').textContent.startsWith('True')")
     assert [e.kind for e in table.session.record.events][-1] == "amend"
     assert slate.evaluate("window.notReloaded") is True
+
+
+def test_while_the_host_checks_a_reading_the_slate_shows_no_earlier_result(browser, served):
+    """Issue 66: with a reading held, the slate showed the last set's result under the prompt
+    "Ben lifts the cup", and players took it for this throw's. The "Before" list counts as
+    the game went, newest first."""
+    server, table, app = served
+    slate = browser.new_page(viewport={"width": 1280, "height": 800})
+    slate.goto(server.url + "/")
+    table.start_game("val-des", ["Ann", "Ben", "Cara"])
+
+    def calls():
+        while table.session.prompt().waiting:
+            table.submit(ColourCall(table.session.prompt().waiting[0], "red"))
+
+    calls()
+    assert table.offer_reading(OfferedReading(["blue"])) == "applied"
+    slate.wait_for_selector("#reveal:not([hidden])")
+    calls()
+    assert table.offer_reading(OfferedReading(["red"], flagged=True, reason="a hand?")) == "held"
+    slate.wait_for_selector("#held:not([hidden])")
+    assert "Checking the dice" in slate.inner_text("#held")
+    assert slate.is_hidden("#reveal") and slate.is_hidden("#recent")
+    table.confirm_reading(["red"])
+    slate.wait_for_selector("#held", state="hidden")
+    slate.wait_for_selector("#reveal:not([hidden])")
+    history = len(table.session.slate().history)
+    assert slate.evaluate("document.getElementById('history').start") == history
+    assert slate.evaluate("document.getElementById('history').reversed") is True
 
 
 def test_slate_reconnects_after_a_server_restart_and_resynchronises(browser, served):

@@ -120,7 +120,10 @@ def check_meaning(page, table: Table, phase: str) -> list[str]:
         problems.append(f"a held reading should say so and who to ask, not {held!r}")
     if phase != "held" and "Checking the dice" in held:
         problems.append("no reading is held, yet the slate says it is checking the dice")
-    if slate["reveal"] is not None and not page.is_visible("#reveal"):
+    shown = page.is_visible("#reveal")
+    if phase == "held" and shown:  # issue 66: beside "Ben lifts the cup" it passes for this throw's
+        problems.append("while a reading is held, the last result is shown as if it were this throw's")
+    elif phase != "held" and slate["reveal"] is not None and not shown:
         problems.append("the last result is not shown")
     key = page.evaluate("[...document.querySelectorAll('#spike-key img')].filter((i) => i.naturalWidth > 0"
                         " && i.getClientRects().length).length")
