@@ -99,7 +99,12 @@ def rendered_scenes(root: Path) -> list[dict]:
     (what a table would read; a cocked die is thrown again), as manifest entries."""
     out = []
     for line in (root / "manifest.jsonl").read_text().splitlines():
-        e = json.loads(line)
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a stopped render
+        if e.get("split") != "heldout":
+            raise SystemExit(f"{root} holds training renders: --renders reads a --split heldout cache only")
         dice = e["dice_detail"]
         if e["kind"] in ("pip", "chance") and dice and not any(d["cocked"] or d["hidden"] > 0.3 for d in dice):
             out.append({"image": e["image"], "kind": e["kind"], "boxes": [d["box"] + [d["value"]] for d in dice]})

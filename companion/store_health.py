@@ -33,8 +33,7 @@ class StoreHealth:
     def writing(self, publish: Callable[[], None], game_id: str | None) -> Iterator[None]:
         """One write to the store. A full disk (StoreFull, raised on) is said and published
         at once; the first write that goes through again takes it back, so the table goes
-        on once there is room, with no restart. A write that succeeds is published by its
-        caller."""
+        on once there is room, with no restart."""
         try:
             yield
         except StoreFull as exc:
@@ -48,6 +47,7 @@ class StoreHealth:
             log.info("the store takes writes again")
             self.full = None
             self.show(game_id)
+            publish()  # said at once, whether or not the write's caller publishes
 
     def end_stored(self, stored: bool, game_id: str | None) -> None:
         """Whether the current game's end is in the store (shown with the next publication)."""

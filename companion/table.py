@@ -293,7 +293,7 @@ class Table:
                 try:
                     self._commit(lambda session: session.submitted(event),
                                  stored=lambda index: self._reading_applied(index, photo_id, reading))
-                except IllegalAction as exc:
+                except (IllegalAction, StoreFull) as exc:  # the disk full: held, to confirm once there is room
                     reason = str(exc)
                 else:
                     return Offered.APPLIED

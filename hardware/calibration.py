@@ -24,6 +24,7 @@ import numpy as np
 
 from hardware.files import replace_file
 from hardware.vision.config import VisionConfig, VisionConfigError, four_numbers
+from hardware.vision.reading import UnreadableFrame
 
 log = logging.getLogger("companion.calibration")
 
@@ -180,3 +181,17 @@ def applied(vision: VisionConfig, calibration: Calibration, data_dir: Path) -> V
     if calibration.die_size is not None:
         changes["die_size"] = calibration.die_size
     return dataclasses.replace(vision, **changes) if changes else vision
+
+
+def read_or_refuse(reader, frame: np.ndarray, kind: str, so: str) -> Any:
+    """The reader's sight of `frame`; a reader that raises (a bug, a model this OpenCV
+    cannot run) is refused in words, not answered with "something went wrong"."""
+    try:
+        return reader.read(frame, kind)
+    except CalibrationError:
+        raise
+    except UnreadableFrame as exc:  # the set-up's (a region outside this picture), not a fault
+        raise CalibrationError(f"the dice could not be read in this picture ({exc}): {so}") from exc
+    except Exception as exc:
+        raise CalibrationError(f"the dice reader is failing ({type(exc).__name__}: {exc}): {so}; "
+                               "`companion check-hardware` checks it, and a reinstall mends a broken install") from exc

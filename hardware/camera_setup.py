@@ -27,6 +27,7 @@ from hardware.calibration import (
     CalibrationStore,
     applied,
     check_region,
+    read_or_refuse,
 )
 from hardware.reveal import CAMERA_KINDS, CameraJobFailed, DiceReader, encode_photo
 from hardware.vision import SpikeProfile, SpikeProfileError, UnreadableFrame, VisionConfig, annotate
@@ -230,7 +231,7 @@ class CameraSetup:
 
         def job(frame, reader):
             if reader is not None:
-                seen = len(_read_or_refuse(reader, frame, "pips", "the photo was not taken").values)
+                seen = len(read_or_refuse(reader, frame, "pips", "the photo was not taken").values)
                 if seen:
                     raise CalibrationError(f"the camera sees {seen} {'die' if seen == 1 else 'dice'} on the table: "
                                            "clear the tray of dice, cups and hands, then take the photo")
@@ -290,7 +291,7 @@ class CameraSetup:
         def job(frame, reader):
             if reader is None:
                 raise CalibrationError("the dice reader is not available (see the camera status on the host panel)")
-            return frame.copy(), _read_or_refuse(reader, frame, kind, "nothing was read")
+            return frame.copy(), read_or_refuse(reader, frame, kind, "nothing was read")
 
         frame, sight = self._on_camera(job, "read")
         count = len(sight.values)
@@ -441,16 +442,3 @@ class CameraSetup:
         log.info("camera calibration changed: region %s, empty-table photo %s, die size %s",
                  self.vision.roi, "set" if self.vision.empty_table else "none", self.vision.die_size)
         self._rebuild(self.vision)
-
-
-def _read_or_refuse(reader: DiceReader, frame: np.ndarray, kind: str, so: str) -> Any:
-    """The reader's sight of `frame`; a reader that raises (a bug, a model this OpenCV
-    cannot run) is refused in words, not answered with "something went wrong"."""
-    try:
-        return reader.read(frame, kind)
-    except CalibrationError:
-        raise
-    except Exception as exc:
-        raise CalibrationError(f"the dice reader is failing ({type(exc).__name__}: {exc}): {so}; "
-                               "`companion check-hardware` checks it, and a reinstall mends a broken install") from exc
-

@@ -328,6 +328,16 @@ def test_pip_is_held_to_the_os_numpy_and_never_asked_for_numpy_below_2(tmp_path,
     assert "python3-numpy" in apt
 
 
+def test_an_os_numpy_the_lock_does_not_pin_gets_the_newest_versions_that_fit_said_plainly(tmp_path, fake_bin):
+    root = tmp_path / "later"
+    os_numpy(root, "2.3.1")  # a release after Trixie
+    out = ok(install(root, fake_bin))
+    assert "pin no numpy 2.3.1" in out
+    pip = [step for step in planned(out) if step[0].endswith("/bin/pip")]
+    assert "-r" not in pip[0] and pip[0][-1] == f"{REPO}[pi]" and "--constraint" in pip[0]
+    assert pip[1][-2:] == ["--no-deps", str(REPO)]
+
+
 @pytest.mark.parametrize("python, version", [("3.11.2", "1.24.2"), ("3.13.5", "2.2.4")])
 def test_the_lock_pins_the_numpy_each_raspberry_pi_os_ships_for_its_python(python, version):
     """Bookworm: Python 3.11 and numpy 1.24.2; Trixie: 3.13 and 2.2.4. The lock's numpy for

@@ -70,7 +70,33 @@ def test_in_a_harder_look_faces_are_read_surest_first_until_the_budget_is_spent(
     assert len(calls) == 1
     calls.clear()
     budget.armed = True
-    got = dict((id(c), p) for c, p in in_turn(cands, read, "unread"))
+    try:
+        got = dict((id(c), p) for c, p in in_turn(cands, read, "unread"))
+    finally:
+        budget.close()
     assert len(calls) == 1 and calls[0] == sorted(calls[0], reverse=True)  # one chunk, the surest
     assert min(calls[0]) > max(c.score for c in cands if got[id(c)] == "unread")
     assert list(got.values()).count("read") == CHUNK and budget.cut
+
+
+def test_no_budget_outlives_its_read_even_one_that_raised(monkeypatch):
+    """A face read after a read (spike teaching, another read's first look) is never cut by
+    an earlier read's spent budget."""
+    from hardware.vision import reader
+    from hardware.vision.budget import in_force
+
+    frame = cv2.imread(str(PHOTO))
+    real = reader._look_again
+
+    def first_then_fail(*args, **kwargs):
+        if args[6] is not reader.FIRST_LOOK:
+            raise RuntimeError("a bug in a harder look")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reader, "_look_again", first_then_fail)
+    with pytest.raises(RuntimeError):
+        read_dice(frame, "pips", expect=3, budget_ms=60000)  # a harder look raises, the budget armed
+    assert in_force() is None
+    monkeypatch.setattr(reader, "_look_again", real)
+    found, _, _ = reader.find_dice(frame)  # all of its candidates read, none cut
+    assert len(found) == 2

@@ -267,13 +267,14 @@ class RevealStep:
 
     def _reader_failed(self, exc: Exception) -> tuple[Action, ...]:
         """The reader raised: log the traceback the first time this fault is met (a line
-        after), and tell the table while it lasts."""
+        after), and tell the table."""
         fault = f"{type(exc).__name__}: {exc}"
         if fault == self._reader_fault:
             log.warning("the dice reader failed again: %s", fault)
-            return ()
-        log.error("the dice reader failed: %s", fault, exc_info=exc)
+        else:
+            log.error("the dice reader failed: %s", fault, exc_info=exc)
         self._reader_fault = fault
+        # said again at each failure: a camera reopened or uncovered since has said "ok"
         return (TellTable("camera", "reader failing", f"{exc}; {MANUAL}"),)
 
     def _reader_works(self) -> tuple[Action, ...]:

@@ -1,8 +1,8 @@
 """The time a read may spend looking harder ([vision] read_budget_ms).
 
-A first look is always made whole. The harder looks after it (more levels, lower
-cut-offs, dice read again grown, at the throw's size, whole) are made while the budget
-lasts, and within a look the candidates' faces are read surest first, a chunk at a time,
+The budget counts from the start of the read. A first look is always made whole. The
+harder looks after it (more levels, lower cut-offs, dice read again grown, at the throw's
+size, whole) are made while the budget lasts, and within a look the candidates' faces are read surest first, a chunk at a time,
 while it lasts: a look over a cloth's pattern can offer a hundred candidates for one die
 (seconds of reading). Anything not made or read for time is noted, and the reading is
 then held for the host with the reason, rather than read on while the table waits.
@@ -37,9 +37,15 @@ class LookBudget:
         self.cut = True
         return False
 
+    def close(self) -> None:
+        """The read is over, however it ended: no face read counts against this budget."""
+        self.armed = False
+        if _CURRENT.get() is self:
+            _CURRENT.set(None)
+
     def finish(self, reason: str | None) -> str | None:
-        """The read is done: face reads no longer count; `reason`, with why the reading is
-        held added when a look was cut for time."""
+        """The read's reason, with why the reading is held added when a look was cut for time;
+        face reads no longer count."""
         self.armed = False
         if not self.cut:
             return reason

@@ -294,31 +294,20 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     """Read every die in the frame. Raises UnreadableFrame for a non-picture.
 
     `expect`: how many dice the game waits for. The first look is then a quick one (the pyramid
-    short of the frame's own pixels); when it finds another number, the reader looks again
-    harder (every level, then lower cut-offs, then, short of the count with dice read by their
-    pips, candidates read whole at GROWN times their size, then groups read as one die) and
-    takes the first look that finds that many once the count's culls are made (`_settled`); when
-    none does, on a chance table a box ODD_SIZE times the throw's size or more that the finder
-    also found as two touching cubes is read as them, or cubes another level found join
-    (`throw.more_cubes`), and a doubtful box of another size is read at the throw's
-    (`throw.missed_at_size`), else the reading is flagged with both counts. With the count found
-    but a die read unsurely, the harder looks are tried for a sure reading of it (`_surer`);
-    then a die boxed at another size than the sure ones is read again at theirs
-    (`_at_throw_size`), and a die still unsure is read whole, as boxed by its top face alone
-    (`whole.read_whole`; a spike die by its pips, where they name a taught face). On a pip table
-    a reading still held gives way to the surest throw of all the looks read, when there is one
-    (`throw.surest_throw`). A pip reading that would pass is held when a die read as a one or a
-    two reads, seen as a bigger die around it, or as the finder's own box of that die reads it,
-    as that die's bigger face (`parts.piece_of_found`, `parts.bigger_die`). Without `expect`,
-    the first look is at every level. `die_px`: a die's size in frame pixels, when calibration
-    knows it: the finder then looks at that scale alone (a first look that misses the count
-    still searches them all). With the calibrated `empty_table`, a read where one thing unlike
-    the table covers more than `occluder_fraction` of the view (a hand, the cup) is flagged, its
-    dice still read; and what was found where the table still shows as in its photo is the
-    table's own, not a die (`throw.off_table`). `memory`: the pip dice this table has read
-    surely; it vouches for a die read unsurely that looks like those it remembers showing that
-    face, and learns from a reading that is not flagged (memory.py). `budget_ms`: the time for
-    the harder looks (budget.py)."""
+    short of the frame's own pixels); when it finds another number, or a die unsurely, the
+    reader looks harder, in the order docs/vision.md ("How it reads") gives: every level, lower
+    cut-offs, candidates grown and grouped (`_surer`), cubes another level found
+    (`throw.more_cubes`), a missed die at the throw's size (`throw.missed_at_size`,
+    `_at_throw_size`), a die read whole (`whole.read_whole`), the surest throw
+    (`throw.surest_throw`), a one that is a patch or a bigger die's part (`parts`); else the
+    reading is flagged. Without `expect`, the first look is at every level. `die_px`: a die's
+    size in frame pixels, when calibration knows it: the finder looks at that scale first.
+    With the calibrated `empty_table`, a read where one thing unlike the table covers more than
+    `occluder_fraction` of the view (a hand, the cup) is flagged, its dice still read; and what
+    the table's photo shows is the table's own, not a die (`throw.off_table`). `memory`: the
+    pip dice this table has read surely; it vouches for a die read unsurely that looks like
+    those it remembers, and learns from a reading not flagged (memory.py). `budget_ms`: the
+    time from the start of the read that its harder looks may run to (budget.py)."""
     if dice not in DICE_KINDS:
         raise ValueError(f"dice must be one of {', '.join(DICE_KINDS)}, not {dice!r}")
     if expect is not None and (isinstance(expect, bool) or not isinstance(expect, int) or expect < 0):
@@ -328,6 +317,15 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
     if dice == "spike" and (profile is None or not profile.taught):
         raise SpikeProfileError("reading spike dice needs a taught profile (companion teach spike)")
     budget = LookBudget(None if budget_ms is None else budget_ms / 1000)
+    try:  # whatever happens, the budget ends with the read (a face read after it is not cut)
+        return _read(frame_bgr, dice, profile, roi, min_confidence, empty_table, occluder_fraction, expect, die_px,
+                     timings, memory, budget)
+    finally:
+        budget.close()
+
+
+def _read(frame_bgr, dice, profile, roi, min_confidence, empty_table, occluder_fraction, expect, die_px, timings,
+          memory, budget) -> Reading:
     frame = check_frame(frame_bgr)
     pips = dice == "pips"
     memo: dict = {}

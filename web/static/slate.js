@@ -84,7 +84,7 @@
 
   function renderReveal(snap) {
     // While the host checks a reading, the last throw's result would pass for this one's.
-    const reveal = snap.held ? null : snap.slate.reveal;
+    const reveal = snap.held && !snap.slate.finished ? null : snap.slate.reveal;
     show($("reveal"), !!reveal);
     if (!reveal) return;
     const dice = $("dice");
@@ -153,7 +153,7 @@
     show($("spike-key"), slate.dice === "spike" && spikeFaces.length > 0 && !slate.finished);
     renderPlayers(snap);
     renderReveal(snap);
-    const recent = slate.reveal || snap.held ? [] : slate.history.slice(-3).reverse();
+    const recent = slate.reveal || (snap.held && !slate.finished) ? [] : slate.history.slice(-3).reverse();
     $("history").replaceChildren(...recent.map((h) => el("li", null, h)));
     $("history").reversed = true;  // newest first, numbered as the game went: 7, 6, 5
     $("history").start = slate.history.length;
