@@ -60,7 +60,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts" / "vision"))
-from dataset import SETS, TEST_ONLY, fixed, is_held_out  # noqa: E402  (the split the models were trained by)
+from dataset import SETS, TEST_ONLY, fixed, is_held_out, load_renders  # noqa: E402  (the models' split)
 from hardware.vision import ReadyToRead, SpikeProfile, read_dice, teach_spike  # noqa: E402
 from hardware.vision.config import VisionConfig  # noqa: E402
 from hardware.vision.memory import TableMemory  # noqa: E402
@@ -98,16 +98,11 @@ def rendered_scenes(root: Path) -> list[dict]:
     """A render cache's scenes whose every die lies flat, in view, its top face mostly seen
     (what a table would read; a cocked die is thrown again), as manifest entries."""
     out = []
-    for line in (root / "manifest.jsonl").read_text().splitlines():
-        try:
-            e = json.loads(line)
-        except ValueError:
-            continue  # a line cut short by a stopped render
-        if e.get("split") != "heldout":
+    for it in load_renders(root):
+        if not it.held_out:
             raise SystemExit(f"{root} holds training renders: --renders reads a --split heldout cache only")
-        dice = e["dice_detail"]
-        if e["kind"] in ("pip", "chance") and dice and not any(d["cocked"] or d["hidden"] > 0.3 for d in dice):
-            out.append({"image": e["image"], "kind": e["kind"], "boxes": [d["box"] + [d["value"]] for d in dice]})
+        if it.kind in ("pip", "chance") and it.boxes and all(b[4] is not None for b in it.boxes):
+            out.append({"image": str(it.path.relative_to(root)), "kind": it.kind, "boxes": [list(b) for b in it.boxes]})
     return out
 
 
