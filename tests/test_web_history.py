@@ -38,6 +38,17 @@ def test_game_page_shows_its_turns():
     assert "count: 1; face: blue" in html and "undo" in html
 
 
+def test_a_correction_on_the_game_page_reads_as_words_not_a_dict():
+    """Issue 66: "event: {'kind': 'dice', ...}" on a game's page."""
+    app, table = make_app()
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
+    table.submit(Declaration(0, 3, "red"))
+    table.amend(0, Declaration(0, 2, "blue"))
+    html = app.test_client().get(f"/games/{table.game_id}").get_data(as_text=True)
+    assert "{&#39;" not in html and "{'" not in html
+    assert "replaces event: 0; with: declaration for Ann (count: 2; face: blue)" in html
+
+
 def test_json_download_is_the_public_record_and_replays():
     app, table = make_app()
     game_id = finished_tregald(table)

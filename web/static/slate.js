@@ -173,7 +173,7 @@
     while (overflows(box) && hidden < items.length) {
       items[items.length - 1 - hidden].hidden = true;
       hidden += 1;
-      more.textContent = "+ " + hidden + " more " + word;
+      more.textContent = "+ " + hidden + " more " + (hidden === 1 ? word.replace(/s$/, "") : word);
       if (!more.isConnected) list.append(more);
     }
   }
