@@ -146,10 +146,12 @@ def normalise(img: np.ndarray) -> np.ndarray:
     return ((x - mean) / std).transpose(2, 0, 1)
 
 
-def load_items(held_out: bool, grow: dict[str, float] | None = None):
+def load_items(held_out: bool, grow: dict[str, float] | None = None, renders: list | None = None):
     """The photos at 640 px and their boxes; `grow`: set name -> factor its boxes are grown
-    by about their centres (matteop's boxes cover the top face's pips, not the die)."""
-    items = [it for it in dataset.load_all() if it.held_out == held_out or (not held_out and it.kind.endswith("enrol"))]
+    by about their centres (matteop's boxes cover the top face's pips, not the die). Given
+    `renders` (dataset.load_renders), those instead: every die is one to find, cocked or not."""
+    items = [it for it in (dataset.load_all() if renders is None else renders)
+             if it.held_out == held_out or (not held_out and it.kind.endswith("enrol"))]
     out = []
     for it in items:
         img = cv2.imread(str(it.path))
@@ -303,6 +305,9 @@ def main():
     ap.add_argument("--oblique", type=int, default=0, help="dice seen at an angle added to the pasted ones (--paste)")
     ap.add_argument("--boards", type=float, default=0.0, help="share of the pasted scenes thrown onto a printed board")
     ap.add_argument("--board-pool", type=int, default=300, help="printed boards drawn before training (--boards)")
+    ap.add_argument("--renders", action="append", default=[], metavar="DIR",
+                    help="a render cache (render_dice.py) whose training scenes join the photos (repeatable)")
+    ap.add_argument("--renders-share", type=float, default=0.35, help="share of the photo scenes taken from renders")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--bands", type=float, default=0.0, help="share of crops shown under mains-flicker bands")
     ap.add_argument("--shadows", type=float, default=0.0, help="share of crops shown under uneven light")
@@ -334,7 +339,8 @@ def main():
         parallel.one_thread()
     grow = {k: float(v) for k, v in (pair.split("=") for pair in args.grow_boxes.split(","))} if args.grow_boxes else None
     train = load_items(held_out=False, grow=grow)
-    print(f"{len(train)} training images", flush=True)
+    renders = load_items(False, renders=[it for root in args.renders for it in dataset.load_renders(Path(root))])
+    print(f"{len(train)} training images, {len(renders)} rendered scenes", flush=True)
     t0 = time.time()
     pool = scene_pool(args.synth)
     print(f"{len(pool)} procedural scenes in {time.time() - t0:.0f}s", flush=True)
@@ -371,6 +377,8 @@ def main():
                 c, s = [np.array(d[:2]) for d in dice], [d[2] for d in dice]
             elif pool and rng.random() < args.synth_share:
                 a, c, s = augment_scene(*pool[rng.randrange(len(pool))], rng)
+            elif renders and rng.random() < args.renders_share:  # no draw at all without renders
+                a, c, s = augment(*renders[rng.randrange(len(renders))], rng, die_range)
             else:
                 img, boxes = train[rng.randrange(len(train))]
                 a, c, s = augment(img, boxes, rng, die_range)
