@@ -695,3 +695,12 @@ def test_a_malformed_action_is_refused_in_words_a_host_can_act_on(host, fields, 
     response = client.post("/host/event", data=fields, headers=headers)
     assert response.status_code == 400 and response.get_json()["error"] == message
     assert "field" not in message and "malformed" not in message
+
+
+def test_the_stake_field_takes_what_the_rules_take(host):
+    """Issue 66: the panel stopped at 999 while Gyvahrs takes stakes up to 1,000,000."""
+    from companion.rules.gyvahrs import MAX_STAKE
+
+    client, _, _ = host
+    html = client.get("/host").get_data(as_text=True)
+    assert f'name="amount" type="number" min="1" max="{MAX_STAKE}"' in html

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_template, request, session, url_for
 
+from companion.rules.gyvahrs import MAX_STAKE
 from companion.rules import BadRecord, GameRecord
 from web import actions
 from web.bounds import BadInput, check_names, check_unicode
@@ -80,7 +81,7 @@ def panel():
     return render_template("host.html", csrf=csrf_token(), games=actions.game_catalogue(),
                            camera=companion()["on_reveal"] is not None, buttons=BUTTONS,
                            camera_page=companion()["camera"].describe() if companion()["camera"] is not None else None,
-                           backup=companion()["settings"].get("backup") is not None)
+                           backup=companion()["settings"].get("backup") is not None, max_stake=MAX_STAKE)
 
 
 @bp.get("/backup")
