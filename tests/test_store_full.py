@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sqlite3
 import subprocess
 
 import pytest
@@ -18,7 +17,8 @@ import pytest
 from companion.readings import OfferedReading
 from companion.store import SqliteStore, StoreFull
 from companion.table import Table
-from tests.web_app import login, make_app
+from web_app import login, make_app
+from test_store import DiskFillsUp
 
 
 def _fill(store: SqliteStore) -> None:
@@ -100,32 +100,21 @@ def test_the_host_panel_is_told_the_disk_is_full_not_that_something_went_wrong(t
         assert client.get("/api/state").get_json()["devices"]["store"]["status"] == "ok"
 
 
-class FillsUp(SqliteStore):
-    """SQLite meeting a full disk at the next event while `full` (as sqlite3 says it)."""
-
-    full = False
-
-    def _insert_event(self, key, index, event):
-        if self.full:
-            raise sqlite3.OperationalError("database or disk is full")
-        super()._insert_event(key, index, event)
-
-
 def test_dice_the_camera_reads_onto_a_full_disk_are_held_for_the_host_not_lost(tmp_path):
     """The camera loop is not the place for StoreFull: the reading waits, saying why."""
-    with FillsUp(tmp_path / "games.sqlite3") as store:
+    with DiskFillsUp(tmp_path / "games.sqlite3") as store:
         table = Table(store)
         game = table.start_game("toy", ["Ann", "Ben"], {"turns": 3})
         table.press(0, "green")
         table.press(1, "yellow")
-        store.full = True
+        store.room = 0  # the next event finds the disk full
         assert table.offer_reading(OfferedReading(["red"])) == "held"
         held = table.host_view()["held_reading"]
         assert "the sd card is full" in held["reason"].lower()
         assert table.snapshot()["devices"]["store"]["status"] == "full"
         with pytest.raises(StoreFull):
             table.confirm_reading(["red"])
-        store.full = False
+        store.room = 1_000_000
         table.confirm_reading(["red"])  # the host's one tap, once there is room
         assert store.load(game).events[-1] == table.session.record.events[-1]
         assert table.snapshot()["devices"]["store"]["status"] == "ok"

@@ -2,6 +2,7 @@
 (4.x, 5.0, 5.1...): a stored reference, made by scripts/vision/model_reference.py, is
 compared with what the installed release computes, to 1e-4."""
 
+import sys
 from pathlib import Path
 
 import cv2
@@ -9,10 +10,11 @@ import numpy as np
 import pytest
 
 from hardware.vision import networks
-from hardware.vision.detect import standardise
-from hardware.vision.faces import standardise_crops
 
-REFERENCE = Path(__file__).parent / "fixtures" / "model_reference.npz"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts" / "vision"))
+import model_reference  # noqa: E402  (the inputs, made as the reference was made)
+
+REFERENCE = model_reference.OUT
 
 
 @pytest.fixture(scope="module")
@@ -22,10 +24,7 @@ def reference():
 
 
 def _inputs(ref):
-    faces = standardise_crops(list(ref["in:faces"]))
-    return {"dice_centres.onnx": standardise(ref["in:frame"])[None],
-            "face_embed.onnx": standardise_crops(list(ref["in:spikes"])),
-            "die_faces.onnx": faces, "die_faces_twin.onnx": faces, "die_faces_second.onnx": faces}
+    return model_reference.inputs({k[3:]: v for k, v in ref.items() if k.startswith("in:")})
 
 
 @pytest.mark.parametrize("model", ["dice_centres.onnx", "face_embed.onnx", "die_faces.onnx",

@@ -2,10 +2,11 @@
 
 The budget counts from the start of the read. A first look is always made whole. The
 harder looks after it (more levels, lower cut-offs, dice read again grown, at the throw's
-size, whole) are made while the budget lasts, and within a look the candidates' faces are read surest first, a chunk at a time,
-while it lasts: a look over a cloth's pattern can offer a hundred candidates for one die
-(seconds of reading). Anything not made or read for time is noted, and the reading is
-then held for the host with the reason, rather than read on while the table waits.
+size, whole) are made while the budget lasts, and within a look the candidates' faces are
+read surest first, a chunk at a time, while it lasts: a look over a cloth's pattern can
+offer a hundred candidates for one die (seconds of reading). Anything not made or read for
+time is noted, and the reading is then held for the host with the reason, rather than read
+on while the table waits.
 """
 
 from __future__ import annotations
@@ -44,9 +45,7 @@ class LookBudget:
             _CURRENT.set(None)
 
     def finish(self, reason: str | None) -> str | None:
-        """The read's reason, with why the reading is held added when a look was cut for time;
-        face reads no longer count."""
-        self.armed = False
+        """The read's reason, with why the reading is held added when a look was cut for time."""
         if not self.cut:
             return reason
         return f"{reason}; {self.reason()}" if reason else self.reason()
@@ -84,4 +83,3 @@ def in_turn(cands: Sequence, read: Callable[[Sequence], Sequence], unread) -> li
         some = order[i:i + CHUNK]
         out += zip(some, read(some))
     return out
-

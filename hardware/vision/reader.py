@@ -257,8 +257,10 @@ def _surer(frame, roi, timings, level, pips, memo, dice, profile, min_confidence
     sure = [(c, v) for c, v, q in zip(kept, values, confidences) if q >= min_confidence]
     least = SMALLER * min(c.size for c in kept)
     for look in looks:
-        if look.grown and not _by_pips(dice, profile) or not budget.allows():  # a colour or symbol is read
-            break  # from the die's own box
+        if look.grown and not _by_pips(dice, profile):  # a colour or symbol is read from the die's own box
+            break
+        if not budget.allows():
+            break
         settled, again_doubtful, weak = _look_again(
             frame, roi, timings, level, pips, memo, look, dice, profile, min_confidence, len(kept))
         if weak or len(settled[0]) != len(kept):

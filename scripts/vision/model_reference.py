@@ -46,14 +46,19 @@ def pictures() -> dict[str, np.ndarray]:
     }
 
 
+def inputs(pics: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each model's input blob, made from `pics` as the reader makes it."""
+    faces = standardise_crops(list(pics["faces"]))
+    return {"dice_centres.onnx": standardise(pics["frame"])[None],
+            "face_embed.onnx": standardise_crops(list(pics["spikes"])),
+            "die_faces.onnx": faces, "die_faces_twin.onnx": faces, "die_faces_second.onnx": faces}
+
+
 def outputs(pics: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Every model's result (and the features the table memory reads) for `pics`."""
-    faces = standardise_crops(list(pics["faces"]))
-    out = {"dice_centres.onnx": networks.run("dice_centres.onnx", standardise(pics["frame"])[None]),
-           "face_embed.onnx": networks.run("face_embed.onnx", standardise_crops(list(pics["spikes"])))}
-    for model in ("die_faces.onnx", "die_faces_twin.onnx", "die_faces_second.onnx"):
-        out[model] = networks.run(model, faces)
-    out["die_faces_second.onnx:features"] = networks.features("die_faces_second.onnx", faces)
+    blobs = inputs(pics)
+    out = {model: networks.run(model, blob) for model, blob in blobs.items()}
+    out["die_faces_second.onnx:features"] = networks.features("die_faces_second.onnx", blobs["die_faces_second.onnx"])
     return out
 
 

@@ -215,7 +215,6 @@ class HardwareCheck:
         height, width = frame.shape[:2]
         self._say(f"  saved a {width}x{height} snapshot to {self._snapshot}: check the whole tray is in view and sharp")
 
-
     def _check_reader(self) -> None:
         """The dice reader reads a bundled photo of pip dice: a reader that raises (a model
         this OpenCV cannot run, a broken install) fails the check, before any game holds
