@@ -32,6 +32,30 @@ GAMES = {
 
 PHASES = ("start", "mid-turn", "reveal", "held", "over")
 
+#: The full table (issue 66): twelve ordinary names of 8-11 letters, and names of the
+#: longest length accepted (24 characters, `web.bounds.MAX_NAME`), one of them a single word.
+TWELVE = ("Alexander", "Benedikt", "Cassandra", "Dominika", "Evangeline", "Frederick", "Gwendolyn",
+          "Hieronymus", "Isabella", "Jonathan", "Maximiliane", "Leopoldine")
+LONGEST = ("Bartholomew Maximilian F", "Wolfeschlegelsteinhausen", "Anna-Katharina Oberhuber",
+           "Guinevere Rosalind Adair", "Konstantinos Papadakis J", "Maria Fernanda Goncalves",
+           "Oluwaseun Adebayo-Smithe", "Siobhan Ni Mhaolagain Ox")
+ROSTERS = ("usual", "twelve", "longest")
+
+
+def players_for(game: str, roster: str = "usual") -> tuple[list[str], dict]:
+    """`game`'s players and options for a roster: the usual table (GAMES), the most seats the
+    game takes with TWELVE's names, or up to eight seats with LONGEST's."""
+    players, options = GAMES[game]
+    if roster == "usual":
+        return list(players), dict(options)
+    most = get_game(game).max_players
+    names = TWELVE if roster == "twelve" else LONGEST[:8]
+    names = list(names[:most])
+    options = dict(options)
+    if "classes" in options:  # Trickster's Tavern: a class for every seat
+        options["classes"] = [options["classes"][i % len(options["classes"])] for i in range(len(names))]
+    return names, options
+
 
 class SpikeKey:
     """The camera page as far as the slate asks it: the spike faces taught at this table,
@@ -91,17 +115,17 @@ def _until(table: Table, rng: random.Random, done: Callable[[], bool], what: str
     raise AssertionError(f"{table.session.record.game}: never reached {what}")
 
 
-def start(table: Table, game: str, seed: int = 7) -> random.Random:
+def start(table: Table, game: str, seed: int = 7, roster: str = "usual") -> random.Random:
     if table.session is not None and not table.session.finished:
         table.end_game("next game")
-    players, options = GAMES[game]
+    players, options = players_for(game, roster)
     table.start_game(game, players, options)
     return random.Random(seed)
 
 
-def to_phase(table: Table, game: str, phase: str, seed: int = 7) -> None:
-    """A fresh game of `game` brought to `phase` (one of PHASES)."""
-    rng = start(table, game, seed)
+def to_phase(table: Table, game: str, phase: str, seed: int = 7, roster: str = "usual") -> None:
+    """A fresh game of `game` (players from `roster`, one of ROSTERS) brought to `phase`."""
+    rng = start(table, game, seed, roster)
     if phase == "start":
         return
     if phase == "mid-turn":

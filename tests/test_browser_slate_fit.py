@@ -3,7 +3,9 @@ either way (1280x800, 800x1280), in headless Chromium.
 
 For each it must fit one screen (no page scroll), cut no text off (no element's text
 overflows its box, or any box that clips it, or the screen), show no text under 20 px
-and the players' names and scores at 32 px or more; the current turn is the largest
+and the players' names and scores at 32 px or more (24 px at nine to twelve seats), never
+broken inside a word; the full table too: twelve seats with 8-11-letter names, eight with
+names of 24 characters (issue 66); the current turn is the largest
 text, a reading held for the host says so, the seats keep their numbers, whose turn it
 is wears one mark (not the starting player's), the last result stays a card apart.
 Screenshots land in artifacts/ (the documented ones: scripts/slate_screenshot.py).
@@ -14,7 +16,8 @@ from __future__ import annotations
 import pytest
 
 from companion.table import Table
-from slate_phases import GAMES, PHASES, SpikeKey, to_phase
+from companion.rules import get_game
+from slate_phases import GAMES, PHASES, SpikeKey, players_for, to_phase
 from test_browser_slate import ARGS, ARTIFACTS, CHROMIUM, Server, sync_api, wait_js
 from web import create_app
 from web_app import PIN
@@ -24,6 +27,7 @@ pytestmark = pytest.mark.browser
 SIZES = {"landscape": (1280, 800), "portrait": (800, 1280)}
 SMALLEST_TEXT = 20  # px: any visible text
 NAME_AND_SCORE = 32  # px: the players' names and scores, read from two metres
+FULL_TABLE_NAMES = 24  # px: the same at nine to twelve seats
 
 #: Everything measured in one go; returns a list of problems, each in words.
 FIT_JS = """([smallest, nameSize]) => {
@@ -31,7 +35,7 @@ FIT_JS = """([smallest, nameSize]) => {
     const W = window.innerWidth, H = window.innerHeight, doc = document.documentElement;
     if (doc.scrollHeight > H || doc.scrollWidth > W)
         problems.push(`the page scrolls: ${doc.scrollWidth}x${doc.scrollHeight} in ${W}x${H}`);
-    const label = (e) => `${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""}.${String(e.className).split(" ").join(".")} "${e.textContent.trim().slice(0, 30)}"`;
+    const label = (e) => `${e.tagName.toLowerCase()}${e.id ? "#" + e.id : ""}.${String(e.className).split(" ").join(".")} "${e.textContent.replace(/\s+/g, " ").trim().slice(0, 30)}"`;
     const visible = (e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
     let largest = 0, largestIn = null;
     for (const e of document.body.querySelectorAll("*")) {
@@ -64,6 +68,19 @@ FIT_JS = """([smallest, nameSize]) => {
         if (!visible(e)) continue;
         const size = parseFloat(getComputedStyle(e).fontSize);
         if (size < nameSize) problems.push(`${label(e)}: a name or score at ${size}px`);
+        // whole: a line may end only at a space or after a hyphen, never inside a word
+        const node = [...e.childNodes].find((n) => n.nodeType === 3);
+        if (!node) continue;
+        const text = node.textContent, range = document.createRange();
+        let top = null;
+        for (let i = 0; i < text.length; i++) {
+            if (text[i] === " ") continue;
+            range.setStart(node, i); range.setEnd(node, i + 1);
+            const r = range.getBoundingClientRect();
+            if (top !== null && r.top > top + 1 && text[i - 1] !== " " && text[i - 1] !== "-")
+                problems.push(`${label(e)}: broken inside a word, before "${text.slice(i)}"`);
+            top = r.top;
+        }
     }
     if (largestIn && !largestIn.closest("#turn"))
         problems.push(`the largest text (${largest}px) is ${label(largestIn)}, not the current turn`);
@@ -86,14 +103,14 @@ def settled(page, table: Table) -> None:
     wait_js(page, "[...document.images].every((i) => i.complete)")
 
 
-def check_fits(page, name: str) -> list[str]:
+def check_fits(page, name: str, name_size: int = NAME_AND_SCORE) -> list[str]:
     problems = []
     for label, (width, height) in SIZES.items():
         page.set_viewport_size({"width": width, "height": height})
         page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"slate-fit-{name}-{label}.png"))
-        problems += [f"{name} {label}: {p}" for p in page.evaluate(FIT_JS, [SMALLEST_TEXT, NAME_AND_SCORE])]
+        problems += [f"{name} {label}: {p}" for p in page.evaluate(FIT_JS, [SMALLEST_TEXT, name_size])]
     return problems
 
 
@@ -138,22 +155,31 @@ def check_meaning(page, table: Table, phase: str) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("game", list(GAMES))
-def test_the_slate_fits_one_screen_and_reads_from_two_metres(page, game):
+#: Every game with its usual players; the full table: the most seats each game takes (up
+#: to twelve) with 8-11-letter names, and up to eight seats with 24-character names.
+CASES = [(game, "usual") for game in GAMES] \
+    + [(game, "twelve") for game in GAMES if get_game(game).max_players > 8] \
+    + [(game, "longest") for game in GAMES]
+
+
+@pytest.mark.parametrize("game,roster", CASES)
+def test_the_slate_fits_one_screen_and_reads_from_two_metres(page, game, roster):
     table = Table()
     table.set_device_status("camera", "ok", "")
     app = create_app(table, {"host_pin": PIN, "secret_key": "test", "sse_heartbeat": 0.3, "title": "Thursday table"},
                      camera=SpikeKey())
     server = Server(app)
+    seats = len(players_for(game, roster)[0])
+    name_size = NAME_AND_SCORE if seats <= 8 else FULL_TABLE_NAMES
     try:
         page.set_viewport_size({"width": 1280, "height": 800})
         page.goto(server.url + "/")
         problems = []
         for phase in PHASES:
-            to_phase(table, game, phase)
+            to_phase(table, game, phase, roster=roster)
             settled(page, table)
             problems += [f"{phase}: {p}" for p in check_meaning(page, table, phase)]
-            problems += check_fits(page, f"{game}-{phase}")
+            problems += check_fits(page, f"{game}-{roster}-{phase}", name_size)
         assert problems == [], f"{len(problems)} problems:\n" + "\n".join(problems)
     finally:
         server.stop()

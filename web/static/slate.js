@@ -178,30 +178,127 @@
     }
   }
 
-  /* Called after every render and resize: undo the last fitting, then leave out, in
-     order, the reveal's lines, its photo's size, its photo, the recent lines, until
-     every card fits. Text is never made smaller than the page's own sizes. */
-  function fit() {
-    const prompt = $("prompt");
-    prompt.style.removeProperty("font-size");
+  /* The layouts the seats may take, best first: the largest name size, then the least
+     width taken from the turn, then the fewest columns; last, the join card left out.
+     Names stay at 32 px or more up to eight seats, 24 px at nine to twelve (issue 66). */
+  function layouts(count, phone, landscape) {
+    const base = parseFloat(getComputedStyle(document.body).fontSize) * 1.4;  // --big
+    const floor = phone ? 20 : (count > 8 ? 24 : 32);
+    const sizes = [];
+    for (let size = Math.max(base, floor); size > floor; size -= 4) sizes.push(Math.round(size));
+    sizes.push(floor);
+    const columns = phone ? [1] : (count > 8 ? [2, 3] : (count > 4 ? [1, 2] : [1]));
+    const widths = landscape && !phone ? ["", "wide", "wider"] : [""];
+    const out = [];
+    for (const join of phone ? [true] : [true, false]) {
+      for (const size of sizes) for (const seats of widths) for (const cols of columns) out.push({ size, seats, cols, join });
+    }
+    return out;
+  }
+
+  function applyLayout(layout) {
+    const list = $("players"), board = $("board");
+    list.style.setProperty("--name-size", layout.size + "px");
+    list.dataset.cols = layout.cols;
+    if (layout.seats) board.dataset.seats = layout.seats; else delete board.dataset.seats;
+    if (layout.join) delete board.dataset.join; else board.dataset.join = "off";
+  }
+
+  /* Every seat whole: no name broken inside a word, nothing cut off, on the screen. */
+  function seatsWhole() {
+    const list = $("players"), section = list.closest("section");
+    const bottom = $("board").getBoundingClientRect().bottom;
+    return !overflows(section) && section.getBoundingClientRect().bottom <= bottom + 1
+      && [...list.children].every((row) => !overflows(row) && [...row.querySelectorAll(".name, .who-line, .who")].every((n) => !overflows(n)));
+  }
+
+  /* Every card fits: the board and each card within it. */
+  function pageFits() {
+    if (overflows($("board"))) return false;
+    return [...$("board").children].every((card) => card.hidden || !overflows(card)) && seatsWhole();
+  }
+
+  /* Undo the last fitting of the cards' contents. */
+  function unfit() {
+    const photo = $("photo");
+    ["prompt", "current", "winner", "verdict"].forEach((id) => $(id).style.removeProperty("font-size"));
+    delete $("dice").dataset.compact;
+    $("lines").hidden = false;
     document.querySelectorAll("#lines li.more, #history li.more").forEach((li) => li.remove());
     document.querySelectorAll("#lines li, #history li").forEach((li) => { li.hidden = false; });
-    const photo = $("photo"), reveal = $("reveal"), recent = $("recent");
+    $("recent").hidden = !$("history").children.length;
     photo.style.removeProperty("--photo-max");
     if (photo.dataset.wanted) photo.hidden = false;
-    if (window.innerWidth <= PHONE) return;
-    // a long prompt (a roll-off naming eight players) steps down, never under 32 px
-    for (let size = parseFloat(getComputedStyle(prompt).fontSize); overflows($("board")) && size > 32; size -= 4) {
-      prompt.style.fontSize = Math.max(32, size - 4) + "px";
+  }
+
+  /* Step a node's font size down by `step` px while `crowded()`, never under `floor`. */
+  function stepDown(node, floor, step, crowded) {
+    for (let size = parseFloat(getComputedStyle(node).fontSize); !node.hidden && crowded() && size > floor; size -= step) {
+      node.style.fontSize = Math.max(floor, size - step) + "px";
     }
+  }
+
+  /* Fit the cards' contents to the room a layout leaves. The turn steps down while the
+     page is crowded: the prompt never under 32 px nor under the names (it stays the
+     largest text), the line under it never under 20 px, the winner never under 40 px.
+     Then the last result leaves out, in order, its lines, its photo's size, its photo;
+     its verdict steps down to 20 px and its dice close up; if that is not room enough
+     the turn steps down further. Last, the recent lines are left out. */
+  function fitCards() {
+    const prompt = $("prompt"), current = $("current"), winner = $("winner"), turn = $("turn");
+    const photo = $("photo"), reveal = $("reveal"), recent = $("recent"), lines = $("lines");
+    const names = parseFloat($("players").style.getPropertyValue("--name-size")) || 0;
+    const top = () => overflows($("board")) || overflows(turn) || !seatsWhole();
+    const low = () => !reveal.hidden && overflows(reveal);
+    const stepTurn = (crowded) => {
+      stepDown(prompt, Math.max(32, names + 1), 4, crowded);
+      stepDown(current, 20, 2, crowded);
+      stepDown(winner, Math.max(40, names + 1), 4, crowded);
+    };
+    stepTurn(top);
     if (!reveal.hidden) {
-      trimList($("lines"), reveal, "lines");
-      for (let h = photo.getBoundingClientRect().height; overflows(reveal) && !photo.hidden && h > 90; h -= 30) {
+      trimList(lines, reveal, "lines");
+      for (let h = photo.getBoundingClientRect().height; low() && !photo.hidden && h > 90; h -= 30) {
         photo.style.setProperty("--photo-max", (h - 30) + "px");
       }
-      if (overflows(reveal)) photo.hidden = true;
+      if (low()) photo.hidden = true;
+      stepDown($("verdict"), 20, 2, low);
+      if (low()) $("dice").dataset.compact = "";
+      stepTurn(low);
+      if (low() && [...lines.children].every((li) => li.hidden || li.classList.contains("more"))) lines.hidden = true;
     }
-    if (!recent.hidden) trimList($("history"), recent, "lines");
+    if (!recent.hidden) {
+      trimList($("history"), recent, "lines");
+      if (overflows(recent)) recent.hidden = true;  // not even one line fits: "Before" waits
+    }
+  }
+
+  /* Called after every render and resize: the first layout (layouts) at which the whole
+     page fits, or failing any, the first at which every seat is whole. A phone's page
+     scrolls: only the seats are fitted there. */
+  function fit() {
+    const list = $("players"), board = $("board");
+    unfit();
+    list.style.removeProperty("--name-size");
+    delete list.dataset.cols;
+    delete board.dataset.seats;
+    delete board.dataset.join;
+    const count = list.children.length;
+    const phone = window.innerWidth <= PHONE;
+    if (!count) { if (!phone) fitCards(); return; }
+    const options = layouts(count, phone, window.innerWidth > window.innerHeight);
+    let fallback = null;
+    for (const layout of options) {
+      applyLayout(layout);
+      if (phone) { if (seatsWhole()) return; continue; }
+      unfit();
+      fitCards();
+      if (pageFits()) return;
+      if (!fallback && seatsWhole()) fallback = layout;
+    }
+    applyLayout(fallback || options[options.length - 1]);
+    unfit();
+    if (!phone) fitCards();
   }
 
   /* A short glow when a line changes, so the table notices from across the room. */
