@@ -71,6 +71,25 @@ def _dice(n: int) -> str:
     return f"{n} {'die' if n == 1 else 'dice'}"
 
 
+_ROWS, _COLUMNS = ("top", "middle", "bottom"), ("left", "middle", "right")
+
+
+def place(box: Sequence[int], among: Sequence[Sequence[int]]) -> str:
+    """Where a die lies among the dice seen, in words a host finds at a glance ("top left",
+    "middle"): its centre in thirds of the dice's spread, across and down."""
+    xs = [v for b in among for v in (b[0], b[2])]
+    ys = [v for b in among for v in (b[1], b[3])]
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+    def third(v: float, lo: float, hi: float) -> int:
+        return 1 if hi - lo < 1 else min(2, max(0, int(3 * (v - lo) / (hi - lo))))
+
+    row, column = _ROWS[third(cy, min(ys), max(ys))], _COLUMNS[third(cx, min(xs), max(xs))]
+    if row == column == "middle":
+        return "middle"
+    return column if row == "middle" else row if column == "middle" else f"{row} {column}"
+
+
 @dataclass(frozen=True)
 class HeldReading:
     """A camera reading the table must confirm: flagged, or not fitting the game (`reason`,
@@ -108,7 +127,8 @@ class HeldReading:
             said.append(f"{_dice(self.extra)} too many: tap each one that is not a die")
         unsure = len(self.reading.unsure)
         if unsure:
-            said.append(f"{_dice(unsure)} unclear: tap {'it' if unsure == 1 else 'each'} to pick its value")
+            said.append(f"{_dice(unsure)} unclear{self._places(self.reading.unsure)}: "
+                        f"tap {'it' if unsure == 1 else 'each'} to pick its value")
         reason = self.reason.strip()
         if reason and not _PIXELS.search(reason) and "the game waits for" not in reason:
             said.append(reason)  # the rules' or the reader's words, when they say more
@@ -116,6 +136,13 @@ class HeldReading:
             said.append("the camera is unsure of this reading: check the photo, set each die, then enter them")
         text = "; ".join(said)
         return text[0].upper() + text[1:]
+
+    def _places(self, dice: frozenset[int]) -> str:
+        """" (top left, bottom)": where the dice lie, for up to three of them among more."""
+        boxes = self.reading.boxes
+        if len(boxes) < 3 or not dice or len(dice) > 3 or any(i >= len(boxes) for i in dice):
+            return ""
+        return " (" + ", ".join(place(boxes[i], boxes + self.reading.suspects) for i in sorted(dice)) + ")"
 
     def boxes_for(self, values: Sequence[Any]) -> tuple[tuple[int, ...], ...]:
         """The held boxes for the host's fix of it: kept when the fix has as many dice; when

@@ -10,6 +10,7 @@ import pytest
 
 from companion.readings import OfferedReading
 from companion.rules import Bid, Declaration
+from companion.table import Table
 from test_browser_slate import ARTIFACTS, browser, log_in, served, wait_js  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.browser
@@ -44,7 +45,7 @@ def test_a_held_reading_with_two_dice_missing_and_one_doubtful_is_fixed_with_one
     host.wait_for_selector("#held-card:not([hidden])")
     wait_js(host, "document.getElementById('held-img').naturalWidth === 640")
     assert host.inner_text("#held-reason") == \
-        "2 dice not found: tap where they are, or type them; 1 die unclear: tap it to pick its value"
+        "2 dice not found: tap where they are, or type them; 1 die unclear (middle): tap it to pick its value"
     marks = host.locator("#held-marks .mark")
     assert marks.count() == 4  # three read, one missing where it was seen
     assert host.locator("#held-marks .mark.unsure:not(.missing)").count() == 1
@@ -95,7 +96,7 @@ def test_tapping_a_sure_die_on_the_held_photo_puts_it_in_hand_to_change(browser,
     log_in(host, server.url)
     host.wait_for_selector("#held-card:not([hidden])")
     wait_js(host, "document.querySelectorAll('#held-marks .mark').length === 5")
-    assert host.inner_text("#held-reason") == "1 die unclear: tap it to pick its value; die 5 is blurred"
+    assert host.inner_text("#held-reason") == "1 die unclear (right): tap it to pick its value; die 5 is blurred"
     host.screenshot(path=str(ARTIFACTS / "host-held.png"))
     host.locator("#held-marks .mark").nth(0).click()  # the first was misread too
     assert host.inner_text("#held-picker-title") == "Die 1 is:"
@@ -151,3 +152,89 @@ def test_the_record_reads_as_lines_and_a_tap_fix_shows_on_the_chips(browser, ser
     record = host.inner_text("#events")
     assert "{" not in record and "corrects #2; now dice for Ann: source host; values ● blue (Des)" in record
     assert host.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # nothing wider than the phone
+
+
+def pips_photo(count: int) -> tuple[bytes, list[tuple[int, int, int, int]]]:
+    """A 640x420 JPEG of `count` white dice on felt in rows of five, with their boxes."""
+    image = np.full((420, 640, 3), (40, 90, 40), np.uint8)
+    boxes = []
+    for i in range(count):
+        x, y = 40 + (i % 5) * 120, 30 + (i // 5) * 130
+        cv2.rectangle(image, (x, y), (x + 70, y + 70), (235, 235, 235), -1)
+        boxes.append((x, y, x + 70, y + 70))
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    assert ok
+    return data.tobytes(), boxes
+
+
+def test_on_a_phone_a_held_reveal_of_fifteen_dice_is_in_view_and_typed_in_one_go(browser):
+    """Issue 66: after Reveal on a 390x844 phone the held reading is in view, says in words
+    where its doubtful dice lie, and the host enters all 15 values with at most 3 taps
+    plus typing (here 2: the row, then Enter)."""
+    from companion.rules import Challenge
+    from test_browser_slate import Server
+    from web_app import make_app
+
+    table = Table()
+    table.set_device_status("camera", "ok", "")
+    photo, boxes = pips_photo(15)
+
+    def camera_reads():  # the reader found 12 of 15 dice, doubting 3 of them
+        reading = OfferedReading([2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6, 1], boxes=boxes[:12], flagged=True,
+                                 unsure=[0, 7, 9], suspects=boxes[12:14], reason="dice at (1,2) and (3,4) overlap")
+        return table.offer_reading(reading, photo=photo)
+
+    app, _ = make_app(table, on_reveal=camera_reads, sse_heartbeat=0.3)
+    server = Server(app)
+    try:
+        table.start_game("leiras-dice", ["Ann", "Ben", "Cara"], {"start": "seat0"})
+        table.submit(Bid(0, 4, 3))
+        table.submit(Challenge(1))
+        host = browser.new_page(viewport={"width": 390, "height": 844})
+        log_in(host, server.url)
+        host.wait_for_selector("#buttons-card:not([hidden])")
+        host.click("#reveal-button")  # far down the page
+        host.wait_for_selector("#held-card:not([hidden])")
+        wait_js(host, "document.querySelectorAll('#held-marks .mark').length === 14")
+        top = host.evaluate("document.getElementById('held-card').getBoundingClientRect().top")
+        assert 0 <= top < 844 / 3, f"the held reading is not brought into view (its top at {top} px)"
+        reason = host.inner_text("#held-reason")
+        assert reason.startswith("3 dice not found") and "3 dice unclear (top left, middle, right)" in reason
+        assert "(1,2)" not in reason
+        assert host.locator("#held-picker-values .pick .pip-face").count() == 6  # values shown as pips
+
+        taps = 0
+        host.click("#dice-row"); taps += 1
+        typed = "555331212644623"
+        host.keyboard.type(typed)
+        assert host.is_hidden("#dice-row-note")
+        assert host.is_enabled("#dice-enter")
+        host.click("#dice-enter"); taps += 1
+        host.wait_for_selector("#held-card[hidden]", state="attached")
+        host.screenshot(path=str(ARTIFACTS / "host-phone-typed-reveal.png"), full_page=True)
+        assert taps <= 3
+        reveal = [e for e in table.session.record.events if e.kind == "dice"][-1]
+        assert reveal.values == tuple(int(c) for c in typed)
+        assert host.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    finally:
+        server.stop()
+
+
+def test_a_typed_row_says_which_die_has_no_such_face_and_sets_nothing_wrong(browser, served):
+    server, table, _ = served
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1})
+    table.submit(Declaration(0, 3, "red"))
+    table.press(1, "green")
+    host = browser.new_page(viewport={"width": 390, "height": 844})
+    log_in(host, server.url)
+    host.wait_for_selector("#f-dice:not([hidden])")
+    host.fill("#dice-row", "r b x r")
+    assert "die 3: x is not one of its faces" in host.inner_text("#dice-row-note")
+    selects = host.locator("#dice-inputs select")
+    assert [selects.nth(i).input_value() for i in range(5)] == ["red", "blue", "", "red", ""]
+    assert host.is_disabled("#dice-enter")
+    host.fill("#dice-row", "rbbrb")
+    assert host.is_hidden("#dice-row-note") and host.is_enabled("#dice-enter")
+    host.click("#dice-enter")
+    wait_js(host, "document.getElementById('f-dice').hidden")
+    assert [e for e in table.session.record.events if e.kind == "dice"][-1].values == ("red", "blue", "blue", "red", "blue")

@@ -651,12 +651,26 @@ def a_held_reading_of_three_dice(table):
     assert table.offer_reading(reading, photo=b"\xff\xd8x") == "held"
 
 
+def test_a_held_reading_says_where_its_doubtful_dice_lie_in_words():
+    """Issue 66: "the die top left is unclear", never camera pixels; placed in thirds of
+    the dice's spread, so it holds on any photo size."""
+    from companion.readings import HeldReading, place
+
+    grid = [(x, y, x + 40, y + 40) for y in (0, 100, 200) for x in (0, 100, 200)]
+    assert [place(b, grid) for b in grid] == ["top left", "top", "top right", "left", "middle", "right",
+                                              "bottom left", "bottom", "bottom right"]
+    held = HeldReading(OfferedReading([1] * 9, boxes=grid, flagged=True, unsure=[0, 8],
+                                      reason="die at (12,12) is unclear (maybe 4): please check it"), "", None, 9)
+    assert held.for_people() == "2 dice unclear (top left, bottom right): tap each to pick its value"
+
+
 def test_a_held_reading_names_what_to_do_in_words_and_where_each_missing_die_lies(host):
     client, headers, table = host
     start_tregald(client, headers)
     a_held_reading_of_three_dice(table)
     held = client.get("/host/state").get_json()["held_reading"]
-    assert held["reason"] == "2 dice not found: tap where they are, or type them; 1 die unclear: tap it to pick its value"
+    assert held["reason"] == \
+        "2 dice not found: tap where they are, or type them; 1 die unclear (middle): tap it to pick its value"
     assert "521" not in held["reason"]  # camera pixels mean nothing on the scaled photo
     assert [d["unsure"] for d in held["dice"]] == [False, True, False]
     assert held["missing"] == [{"box": [300, 10, 340, 50]}, {"box": None}]  # one where it was seen, one beside

@@ -6,7 +6,11 @@
    under the photo sets the slot in hand and moves on to the next unset one, so each die
    is one tap; tapping any die on the photo (a sure one too) puts it in hand. Slot i is the
    i-th select of the dice entry form (those read first, then the missing ones), which the
-   panel's "Enter these dice" sends; it stays disabled while a slot is unset. */
+   panel's "Enter these dice" sends; it stays disabled while a slot is unset.
+
+   For many dice a row typed in one go ("5 5 3 1 …", or "553164"; "r b r" for chance
+   cubes) sets the slots in order, die 1 first; a face a die does not have is said under
+   it. A reading newly held is brought into view: the host finds it at once. */
 "use strict";
 (function () {
   const { faceText, el, COLOURS } = window.Faces;
@@ -76,6 +80,27 @@
     status();
   }
 
+  const PIPS = ["\u2680", "\u2681", "\u2682", "\u2683", "\u2684", "\u2685"];
+  const kind = () => (document.getElementById("f-dice") || { dataset: {} }).dataset.kind || "";
+
+  /* A value's button shows it as the die does: pips, the chance colour, the taught symbol. */
+  function valueButton(v) {
+    const b = el("button", "pick");
+    b.type = "button"; b.dataset.value = v;
+    const n = Number(v);
+    if (kind() === "spike" && n >= 1 && n <= 6) {
+      const img = el("img");
+      img.src = "/spike-face/" + n + ".png"; img.alt = "";
+      img.addEventListener("error", () => img.remove());  // no key taught: the number alone
+      b.append(img, " " + n);
+    } else if (kind() === "pips" && n >= 1 && n <= 6) {
+      b.append(el("span", "pip-face", PIPS[n - 1]), " " + n);
+    } else {
+      b.textContent = v === NOT_A_DIE ? "not a die" : faceText(v);
+    }
+    return b;
+  }
+
   function picker(held, list) {
     const box = document.getElementById("held-picker"), inputs = selects();
     const select = inputs[current];
@@ -87,8 +112,8 @@
     document.getElementById("held-picker-title").textContent = what + " is:";
     const values = Array.from(select.options).map((o) => o.value).filter((v) => v !== "");
     document.getElementById("held-picker-values").replaceChildren(...values.map((v) => {
-      const b = el("button", "pick" + (select.value === v ? " chosen" : ""), v === NOT_A_DIE ? "not a die" : faceText(v));
-      b.type = "button"; b.dataset.value = v;
+      const b = valueButton(v);
+      if (select.value === v) b.classList.add("chosen");
       b.addEventListener("click", () => set(held, current, v));
       return b;
     }));
@@ -122,11 +147,41 @@
     button.title = why.textContent;
   }
 
+  /* --- a row typed in one go ------------------------------------------------------- */
+
+  const CHANCE = { r: "red", red: "red", v: "red", val: "red", b: "blue", blue: "blue", d: "blue", des: "blue" };
+
+  /* The values of a typed row: chance cubes as letters or words, numbers as digits (each
+     digit a die) or, with spaces or commas between, whole numbers (a d10 or a d20). */
+  function parseRow(text) {
+    const t = text.trim().toLowerCase();
+    if (!t) return [];
+    const words = (/[\s,;]/.test(t) ? t.split(/[\s,;]+/) : t.split("")).filter(Boolean);
+    return kind() === "chance" ? words.map((w) => CHANCE[w] || w) : words;
+  }
+
+  function typed() {
+    const input = document.getElementById("dice-row"), note = document.getElementById("dice-row-note");
+    const inputs = selects(), values = parseRow(input.value), problems = [];
+    if (values.length > inputs.length) problems.push(values.length + " typed, but " + inputs.length + (inputs.length === 1 ? " die is" : " dice are") + " wanted");
+    values.slice(0, inputs.length).forEach((v, i) => {
+      const faces = Array.from(inputs[i].options).map((o) => o.value).filter((o) => o !== "" && o !== NOT_A_DIE);
+      if (faces.includes(v)) inputs[i].value = v;
+      else problems.push("die " + (i + 1) + ": " + (v.length > 8 ? v.slice(0, 8) + "…" : v) + " is not one of its faces (" + faces.map(faceText).join(", ") + ")");
+    });
+    note.textContent = problems.slice(0, 2).join("; ");
+    note.hidden = !problems.length;
+    if (shown) draw(shown); else status();
+  }
+
   /* A held reading shown (or gone); `fresh`: the dice entry was just rebuilt for it. */
   function render(held, fresh) {
     const card = document.getElementById("held-card");
+    const appeared = !!held && card.hidden;
     card.hidden = !held;
+    if (fresh) { document.getElementById("dice-row").value = ""; document.getElementById("dice-row-note").hidden = true; }
     if (!held) { shownKey = null; shown = null; status(); return; }
+    if (appeared) card.scrollIntoView({ block: "start" });  // the host finds it at once, even far down a phone
     document.getElementById("held-reason").textContent = held.reason;
     const key = JSON.stringify(held);
     if (fresh || key !== shownKey) {
@@ -149,6 +204,8 @@
   function changed() {
     if (shown) draw(shown); else status();
   }
+
+  document.getElementById("dice-row").addEventListener("input", typed);
 
   window.HeldFix = { render, changed, NOT_A_DIE, unset };
 })();

@@ -178,6 +178,8 @@
     $("dice-readings").value = view.events.filter((e) => e.kind === "dice" && e.in_force).length;
     $("dice-held").value = reading && reading.photo != null ? reading.photo : "";  /* the photo being fixed */
     $("dice-title").textContent = request.count + " " + request.kind + (request.count === 1 ? " die" : " dice");
+    $("f-dice").dataset.kind = request.kind;
+    $("dice-row").inputMode = ["pips", "spike"].includes(request.kind) ? "numeric" : "text";
     $("dice-why").textContent = request.purpose || "";
     const box = $("dice-inputs");
     box.replaceChildren();
