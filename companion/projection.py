@@ -14,7 +14,8 @@ from enum import Enum
 from typing import Any, Mapping
 
 from companion.readings import HeldReading
-from companion.rules import BadRecord, Prompt, RevealView, effective_events
+from companion.rules import Amend, BadRecord, DiceObserved, Event, Prompt, RevealView, effective_events
+from companion.rules.dice import face_text
 from companion.session import Session
 from companion.store import Store
 
@@ -23,8 +24,9 @@ CORRECTIONS = ("undo", "amend", "end_game")
 
 
 def public_snapshot(seq: int, game_id: str | None, devices: Mapping[str, dict[str, str]], session: Session | None,
-                    *, photo: dict[str, Any] | None, held: bool) -> dict[str, Any]:
-    """The public state: what any slate, phone or API client may see."""
+                    *, photo: dict[str, Any] | None, held: bool, dice_out: bool = False) -> dict[str, Any]:
+    """The public state: what any slate, phone or API client may see. `dice_out`: the
+    camera has seen the dice (Table._dice_out), so nothing but the dice is wanted now."""
     snap: dict[str, Any] = {"seq": seq, "game_id": game_id, "devices": dict(devices)}
     if session is None:
         snap.update(slate=None, prompt=None, photo=None, held=False, turn=[], reveal_photo=False)
@@ -32,11 +34,50 @@ def public_snapshot(seq: int, game_id: str | None, devices: Mapping[str, dict[st
     slate, prompt = session.slate(), session.prompt()
     snap["slate"] = slate.to_json()
     snap["prompt"] = prompt_view(prompt)
+    if dice_out:
+        snap["prompt"]["wants"] = [w for w in prompt.wants if w == "dice"]
     snap["photo"] = photo
     snap["held"] = held
     snap["turn"] = [] if slate.finished or held else turn_seats(prompt)
     snap["reveal_photo"] = photo_shows_reveal(photo, slate.reveal)
+    snap["fixes"] = host_fixes(session)
     return snap
+
+
+def host_fixes(session: Session) -> list[str]:
+    """The host's corrections the table must see as the host's, in words: each event in
+    force that an amend replaced since the reading before the last one in force (this turn
+    and the one whose result is shown). A secret call stays unsaid (Amend.secret)."""
+    events = session.record.events
+    live = session.live_events()
+    replaced = {e.target for e in events if isinstance(e, Amend)}
+    readings = [i for i, ev in live if isinstance(ev, DiceObserved)]
+    since = readings[-2] if len(readings) > 1 else -1
+    players = session.record.players
+    lines = []
+    for index, event in live:
+        if index in replaced and index > since and not event.secret and event != events[index]:
+            lines.append("Host's fix: " + _fixed(event, players))
+    return lines
+
+
+def _fixed(event: Event, players: tuple[str, ...]) -> str:
+    """ "Ann's colour call is now blue (Des)"; "the dice are now 5, 3, 1"."""
+    fields = {k: v for k, v in event.to_dict().items() if k not in ("kind", "seat", "source")}
+    seat = getattr(event, "seat", None)
+    if isinstance(event, DiceObserved):
+        return "the dice are now " + ", ".join(face_text(v) for v in event.values)
+    what = (f"{players[seat]}'s " if isinstance(seat, int) and 0 <= seat < len(players) else "the ") \
+        + event.kind.replace("_", " ")
+    if len(fields) == 1:
+        return f"{what} is now {_words(next(iter(fields.values())))}"
+    return f"{what} is now " + ", ".join(f"{k.replace('_', ' ')} {_words(v)}" for k, v in fields.items() if v is not None)
+
+
+def _words(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_words(v) for v in value)
+    return face_text(value)
 
 
 def turn_seats(prompt: Prompt) -> list[int]:

@@ -433,7 +433,7 @@ class Table:
         session = self._session
         photo = self._photos.in_force(session) if session is not None else None
         return public_snapshot(self._seq, self._game_id, self._devices, session, photo=photo,
-                               held=self._held is not None)
+                               held=self._held is not None, dice_out=self._dice_out())
 
 
 def _cut_short_import(game_id: str, record: GameRecord) -> bool:

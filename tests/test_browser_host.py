@@ -238,3 +238,69 @@ def test_a_typed_row_says_which_die_has_no_such_face_and_sets_nothing_wrong(brow
     host.click("#dice-enter")
     wait_js(host, "document.getElementById('f-dice').hidden")
     assert [e for e in table.session.record.events if e.kind == "dice"][-1].values == ("red", "blue", "blue", "red", "blue")
+
+
+def test_once_the_cube_is_seen_a_call_changes_only_by_the_hosts_correction(browser):
+    """Issue 66: Val-Des, every call in, the cube read and held for the host. A call can no
+    longer change from the seat's button, the panel's buttons or a POST (as any API client
+    sends it); the host's correction goes through, and the record and the slate say it is
+    the host's."""
+    from companion.rules import Amend, ColourCall
+    from test_browser_slate import Server
+    from web_app import make_app
+
+    table = Table()
+    table.set_device_status("camera", "ok", "")
+    app, _ = make_app(table, sse_heartbeat=0.3)
+    server = Server(app)
+    try:
+        table.start_game("val-des", ["Ann", "Ben", "Cara"])
+        for seat in table.snapshot()["prompt"]["waiting"]:
+            assert table.press(seat, "green")  # every call in: Val (red)
+        ann = next(i for i, e in enumerate(table.session.record.events) if e.seat == 0)
+        host = browser.new_page(viewport={"width": 1280, "height": 900})
+        log_in(host, server.url)
+        slate = browser.new_page(viewport={"width": 1280, "height": 800})
+        slate.goto(server.url + "/")
+        photo, boxes = felt_with_cubes()
+        reading = OfferedReading(["blue"], boxes=boxes[1:2], flagged=True, unsure=[0], reason="die 1 is blurred")
+        assert table.offer_reading(reading, photo=photo) == "held"
+        host.wait_for_selector("#held-card:not([hidden])")
+        before = list(table.session.record.events)
+
+        assert table.press(0, "yellow") is False  # the seat's own button
+        host.click("#seat-buttons .seat-row:nth-child(1) button[data-button=yellow]")  # the panel's
+        host.wait_for_selector(".host-message.error-message")
+        assert "means nothing now" in host.inner_text("#message")
+        assert host.is_hidden("#f-colour_call")  # "Enter for the table" offers no call now
+        status, error = host.evaluate("""async () => {
+            const r = await fetch('/host/event', {method: 'POST', credentials: 'same-origin',
+                headers: {'Content-Type': 'application/json', 'Accept': 'application/json',
+                          'X-CSRF-Token': document.getElementById('host').dataset.csrf},
+                body: JSON.stringify({kind: 'colour_call', seat: 0, colour: 'blue'})});
+            return [r.status, (await r.json()).error];
+        }""")
+        assert status == 409 and error.startswith("the dice are out: calls are closed")
+        assert list(table.session.record.events) == before  # nothing stored by any of them
+
+        row = host.locator("#events tr", has=host.locator("td", has_text="Ann")).filter(has_text="colour call")
+        row.locator("button.small-button").click()
+        editor = host.locator("#events tr.editor")
+        assert editor.locator("select[name=seat]").input_value() == "0"  # "1. Ann", counted from 1
+        assert editor.locator("select[name=seat] option").first.inner_text() == "1. Ann"
+        editor.locator("select[name=colour]").select_option("blue")
+        editor.locator("button[type=submit]").click()
+        host.wait_for_selector("#events tr.editor", state="detached")
+        last = table.session.record.events[-1]
+        assert last == Amend(target=ann, event=ColourCall(0, "blue"))  # kept in the record as the host's
+        assert "corrects #%d" % ann in host.inner_text("#events tr.correction")
+        wait_js(slate, "document.getElementById('fixes').innerText.includes('Ann')")
+        assert slate.inner_text("#fixes") == "Host's fix: Ann's colour call is now blue (Des)"
+        slate.screenshot(path=str(ARTIFACTS / "slate-host-fix.png"))
+
+        host.click("#held-picker-values button[data-value=blue]")
+        host.click("#dice-enter")
+        host.wait_for_selector("#held-card[hidden]", state="attached")
+        assert dict((e.seat, e.colour) for _, e in table.session.live_events() if e.kind == "colour_call")[0] == "blue"
+    finally:
+        server.stop()

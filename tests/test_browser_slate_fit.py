@@ -30,7 +30,7 @@ NAME_AND_SCORE = 32  # px: the players' names and scores, read from two metres
 FULL_TABLE_NAMES = 24  # px: the same at nine to twelve seats
 
 #: Everything measured in one go; returns a list of problems, each in words.
-FIT_JS = """([smallest, nameSize]) => {
+FIT_JS = r"""([smallest, nameSize]) => {
     const problems = [];
     const W = window.innerWidth, H = window.innerHeight, doc = document.documentElement;
     if (doc.scrollHeight > H || doc.scrollWidth > W)

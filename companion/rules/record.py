@@ -206,7 +206,7 @@ def fold(game: Game, start: GameState, events: Sequence[tuple[int, Event]]) -> G
         try:
             state = game.apply(state, ev)
         except IllegalAction as exc:
-            raise BadRecord(f"{ev.kind} refused: {exc}", index=index) from None
+            raise BadRecord(f"{ev.kind} refused: {exc.message}", index=index) from None
     return state
 
 

@@ -264,8 +264,39 @@
     });
   }
 
-  /* A mistyped declaration, bid, stake...: edit its fields in place; saved as an amend. */
+  /* A mistyped declaration, bid, stake...: edit its fields in place; saved as an amend.
+     Each field as the table says it: the seat by its number and name, a colour, face or
+     chip from its choices, a count as a number; only a list (dice sizes) is typed. */
   const EDITABLE = ["declaration", "bid", "stake", "colour_call", "challenge", "discard"];
+  const CHOICES = {
+    colour: () => ["red", "blue"],
+    chip: () => ["green", "yellow"],
+    face: (kind, v) => (kind === "bid" ? [1, 2, 3, 4, 5, 6].concat(v === null ? [null] : []) : faceChoices()),
+  };
+  const WORDS = { seat: "Seat", count: "Count", face: "Face", quantity: "Quantity", amount: "Stake", colour: "Call",
+    chip: "Chip", dice: "Die sizes to drop", steps: "Steps", size: "Die" };
+  function editorField(kind, key, value) {
+    const label = el("label", null, (WORDS[key] || key.replace(/_/g, " ")) + " ");
+    let input;
+    if (key === "seat") {
+      input = el("select");
+      view.players.forEach((name, i) => { const o = el("option", null, (i + 1) + ". " + name); o.value = i; input.append(o); });
+    } else if (CHOICES[key]) {
+      input = el("select");
+      CHOICES[key](kind, value).forEach((c) => {
+        const o = el("option", null, c === null ? "total of the dice" : faceText(c)); o.value = c === null ? "" : c; input.append(o);
+      });
+    } else if (typeof value === "number") {
+      // a number's keypad on a phone; text, so a redraw keeps what was selected to type over
+      input = el("input"); input.inputMode = "numeric"; input.pattern = "[0-9]*"; input.size = 6;
+    } else {
+      input = el("input");
+    }
+    input.name = key;
+    input.value = value === null ? "" : (Array.isArray(value) ? value.join(", ") : String(value));
+    label.append(input);
+    return label;
+  }
   function typed(value) {
     const text = value.trim();
     if (text === "") return null;
@@ -288,18 +319,13 @@
     const amends = view.events.filter((x) => x.kind === "amend" && x.target === e.index);
     const current = amends.length ? amends[amends.length - 1].event : e;  // what is in force now
     const fieldsOf = Object.entries(current).filter(([k]) => !["kind", "index", "in_force"].includes(k));
-    fieldsOf.forEach(([k, v]) => {
-      const label = el("label", null, k);
-      const input = el("input"); input.name = k;
-      input.value = v === null ? "" : (Array.isArray(v) ? v.join(", ") : String(v));
-      label.append(input); form.append(label);
-    });
+    fieldsOf.forEach(([k, v]) => form.append(editorField(e.kind, k, v)));
     const save = el("button", "primary", "Save correction"); save.type = "submit";
     form.append(save);
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
       const event = { kind: e.kind };
-      fieldsOf.forEach(([k]) => { const v = typed(form.elements[k].value); if (v !== null) event[k] = v; });
+      fieldsOf.forEach(([k]) => { const v = typed(form.elements[k].value); if (v !== null || k === "face") event[k] = v; });
       post("/host/amend", JSON.stringify({ target: e.index, event })).then((ok) => { if (ok) closeEditor(); });
     });
     cell.append(form); editor.append(cell);
@@ -338,7 +364,7 @@
     const open = $("events").querySelector("tr.editor");
     const typing = open && {
       target: Number(open.dataset.target),
-      values: Array.from(open.querySelectorAll("input")).map((i) => [i.name, i.value]),
+      values: Array.from(open.querySelectorAll("input, select")).map((i) => [i.name, i.value]),
       focus: document.activeElement && open.contains(document.activeElement) ? document.activeElement.name : null,
     };
     if (typing && typing.focus) {  // where the caret was, or what was selected to be typed over
@@ -369,7 +395,7 @@
       const focused = typing.focus && form.elements[typing.focus];
       if (focused) {
         focused.focus();
-        if (typing.selection && typing.selection[0] !== null) focused.setSelectionRange(...typing.selection);
+        if (typing.selection && typeof typing.selection[0] === "number" && focused.setSelectionRange) focused.setSelectionRange(...typing.selection);
       }
     }
   }

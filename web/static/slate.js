@@ -122,7 +122,7 @@
     $("game-title").textContent = title;
     $("stage").textContent = "";
     $("prompt").textContent = "Waiting for the host to start a game";
-    ["current", "pot", "reveal", "winner", "held", "notes", "spike-key", "recent"].forEach((id) => show($(id), false));
+    ["current", "pot", "reveal", "winner", "held", "notes", "fixes", "spike-key", "recent"].forEach((id) => show($(id), false));
     $("players").replaceChildren();
     $("history").replaceChildren();
   }
@@ -150,6 +150,9 @@
     const notes = slate.notes || [];
     $("notes").replaceChildren(...notes.map((n) => el("li", null, n)));
     show($("notes"), notes.length > 0);
+    const fixes = snap.fixes || [];  // the host's corrections, said as the host's
+    $("fixes").replaceChildren(...fixes.map((n) => el("li", null, n)));
+    show($("fixes"), fixes.length > 0 && !slate.finished);
     show($("spike-key"), slate.dice === "spike" && spikeFaces.length > 0 && !slate.finished);
     renderPlayers(snap);
     renderReveal(snap);
