@@ -150,6 +150,15 @@ def check_meaning(page, table: Table, phase: str) -> list[str]:
     for note in slate["notes"]:
         if note not in notes:
             problems.append(f"{note!r} should stay in view while it holds")
+    reveal = slate["reveal"]
+    if shown and reveal:  # issue 66: what counts marked, dice by hand, polyhedral sizes
+        marked = page.locator("#dice .die-counted").count()
+        if marked != sum(1 for c in reveal["counted"] if c):
+            problems.append(f"{marked} dice marked as counting toward the bid, not {sum(map(bool, reveal['counted']))}")
+        if page.locator("#dice .hand-group").count() != len(reveal["hands"]):
+            problems.append(f"the dice should be grouped in {len(reveal['hands'])} hands")
+        if len(set(reveal["sizes"])) > 1 and page.locator("#dice .die-size").count() != len(reveal["dice"]):
+            problems.append("every polyhedral die should show its size")
     if page.evaluate("!!document.querySelector('#turn #reveal, #reveal #turn')"):
         problems.append("the last result is mixed into the current turn")
     return problems

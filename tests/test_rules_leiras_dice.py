@@ -265,6 +265,7 @@ def test_slate_shows_the_bid_and_the_reveal():
     assert "Ann loses a die" in slate.reveal.lines
     assert [p.dice for p in slate.players] == [4, 5, 5]
     assert slate.current is None and slate.stage == "Round 2"
+    assert slate.reveal.counted == (1, 1) + (0,) * 13  # the bid's face marked on the slate
 
 
 def test_legal_actions_are_all_accepted_and_include_the_challenge():

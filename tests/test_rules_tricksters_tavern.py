@@ -377,6 +377,16 @@ def test_reveal_lines_show_big_dice_score_values():
     assert state.reveal.lines[0] == "Ann: d6 1, d6 2, d6 3, d20 19 {6,6,6,1}"
 
 
+def test_a_reveal_lays_its_dice_out_by_hand_with_sizes_and_what_each_counts():
+    """Issue 66: the slate groups a big reveal by player, shows die sizes and marks what
+    counts toward the bid (a d20's 19 is three sixes and a one: three)."""
+    state = play(tavern(["Gambler", "Commoner"], players=("Ann", "Bob")), Bid(ANN, 1, 6), Challenge(BOB))
+    state = play(state, reveal(6, 2, 3, 19, 1, 6, 1, 1, 1))
+    assert state.reveal.hands == ((ANN, 4), (BOB, 5))
+    assert state.reveal.sizes == (6, 6, 6, 20, 6, 6, 6, 6, 6)
+    assert state.reveal.counted == (1, 0, 0, 3, 0, 1, 0, 0, 0)
+
+
 def test_tally_counts_challenges_and_bluffs_checked_at_the_reveal():
     state = play(tavern(), Bid(ANN, 3, 5), Bid(BOB, 4, 5), Bid(CY, 5, 2), Challenge(ANN))
     state = play(state, reveal(5, 5, 5, 1, 1, *[3] * 10))  # three 5s, no 2s: Bob's and Cy's bids were false

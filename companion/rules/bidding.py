@@ -105,6 +105,11 @@ class BiddingGame(Game):
         """Refuse a reveal reading that does not fit the dice in play; return lines for the slate."""
         raise NotImplementedError
 
+    def reveal_layout(self, state: TableState, reading: DiceObserved, bid: Bid) -> dict[str, tuple]:
+        """How the slate lays out a reveal's dice (RevealView's counted, sizes, hands): here
+        each die showing the bid's face counts one; a bid on the total marks none."""
+        return {"counted": tuple(int(bid.face is not None and v == bid.face) for v in reading.values)}
+
     def count(self, state: TableState, reading: DiceObserved, bid: Bid) -> int:
         """How much of `bid` the (checked) reading shows: dice of its face, or the total."""
         raise NotImplementedError
@@ -201,7 +206,8 @@ class BiddingGame(Game):
         if not state.hands[loser]:
             outcome = [f"{state.players[loser]} has no die left to lose"]
         awards = ((loser, -1),) + (((gainer, 1),) if gainer is not None else ()) if state.hands[loser] else ()
-        view = RevealView(dice=tuple(reading.values), verdict=verdict, lines=tuple(lines) + tuple(outcome), awards=awards)
+        view = RevealView(dice=tuple(reading.values), verdict=verdict, lines=tuple(lines) + tuple(outcome), awards=awards,
+                          **self.reveal_layout(state, reading, bid))
         state = replace(state, reveal=view, loser=loser, tallies=self._tallied(state, reading, holds),
                         history=state.history + (verdict + "; " + outcome[0],))
         if not state.hands[loser]:

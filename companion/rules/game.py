@@ -143,6 +143,12 @@ class RevealView:
     verdict: str
     lines: tuple[str, ...] = ()
     awards: tuple[tuple[int, int], ...] = ()  # (seat, points or dice change)
+    # Big reveals (the liar's dice games): how many each die counts toward the bid (0 for
+    # none; a d12's 12 counts two), each die's size where sizes differ, and the hands the
+    # dice come in, seat by seat, where the reading lists them so: (seat, how many dice).
+    counted: tuple[int, ...] = ()
+    sizes: tuple[int, ...] = ()
+    hands: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -156,6 +156,13 @@ class TrickstersTavernGame(BiddingGame):
                 raise IllegalAction("dice faces", f"{state.players[seat]}'s {size_name(size)} cannot show {face!r}")
             yield seat, size, face, score_values(size, face, wild=self.is_wild(state, seat, size, face))
 
+    def reveal_layout(self, state: TavernState, reading: DiceObserved, bid: Bid) -> dict[str, tuple]:
+        """Seat by seat, each die with its size and what it counts toward the bid."""
+        scored = list(self.scored(state, tuple(reading.values)))
+        return {"counted": tuple(counted(values, bid.face) for _, _, _, values in scored),
+                "sizes": tuple(size for _, size, _, _ in scored),
+                "hands": tuple((seat, len(hand)) for seat, hand in enumerate(state.hands) if hand)}
+
     def count(self, state: TavernState, reading: DiceObserved, bid: Bid) -> int:
         return sum(counted(values, bid.face) for _, _, _, values in self.scored(state, tuple(reading.values)))
 

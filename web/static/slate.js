@@ -82,13 +82,51 @@
     return tile;
   }
 
+  /* A reveal's dice as the table counts them: each die that counts toward the bid marked
+     (a d12's 12 that counts two says so), polyhedral dice with their size; dice that came
+     seat by seat grouped under each player's seat number and name (closed up: the number
+     alone); a big reveal read as one (the liar's
+     dice games' whole table) sorted, the counted dice first. */
+  function revealDice(reveal, slate) {
+    const counted = reveal.counted || [], sizes = reveal.sizes || [], hands = reveal.hands || [];
+    const mixed = new Set(sizes).size > 1;
+    const tile = (i) => {
+      const v = reveal.dice[i];
+      const t = symbol(die(v, i), v, slate.dice);
+      if (mixed && sizes[i]) t.append(el("span", "die-size", "d" + sizes[i]));
+      if (counted[i] > 0) {
+        t.classList.add("die-counted");
+        t.title = "counts toward the bid" + (counted[i] > 1 ? " " + counted[i] + " times" : "");
+        if (counted[i] > 1) t.append(el("span", "die-times", "\u00D7" + counted[i]));
+      }
+      return t;
+    };
+    const order = reveal.dice.map((_, i) => i);
+    if (hands.length) {
+      const byName = Object.fromEntries(slate.players.map((p) => [p.seat, p.name]));
+      let next = 0;
+      return hands.map(([seat, n]) => {
+        const group = el("span", "hand-group");
+        const number = el("span", "hand-seat", String(seat + 1));  // as the seats are numbered
+        number.title = byName[seat] || "";
+        group.append(number, el("span", "hand-name", byName[seat] || ""), ...order.slice(next, next + n).map(tile));
+        next += n;
+        return group;
+      });
+    }
+    if (reveal.dice.length > 10 && counted.some((c) => c > 0)) {
+      order.sort((a, b) => (counted[b] > 0) - (counted[a] > 0) || String(reveal.dice[a]).localeCompare(String(reveal.dice[b]), undefined, { numeric: true }));
+    }
+    return order.map(tile);
+  }
+
   function renderReveal(snap) {
     // While the host checks a reading, the last throw's result would pass for this one's.
     const reveal = snap.held && !snap.slate.finished ? null : snap.slate.reveal;
     show($("reveal"), !!reveal);
     if (!reveal) return;
     const dice = $("dice");
-    dice.replaceChildren(...reveal.dice.map((v, i) => symbol(die(v, i), v, snap.slate.dice)));
+    dice.replaceChildren(...revealDice(reveal, snap.slate));
     dice.dataset.count = reveal.dice.length > 20 ? "lots" : (reveal.dice.length > 10 ? "many" : "few");
     $("verdict").textContent = reveal.verdict;
     $("verdict").dataset.truth = /^true/i.test(reveal.verdict) ? "true" : (/^false/i.test(reveal.verdict) ? "false" : "");
