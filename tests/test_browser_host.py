@@ -192,8 +192,9 @@ def test_on_a_phone_a_held_reveal_of_fifteen_dice_is_in_view_and_typed_in_one_go
         table.submit(Challenge(1))
         host = browser.new_page(viewport={"width": 390, "height": 844})
         log_in(host, server.url)
-        host.wait_for_selector("#buttons-card:not([hidden])")
-        host.click("#reveal-button")  # far down the page
+        host.wait_for_selector("#f-dice:not([hidden])")
+        host.click("#read-now")  # "Reveal: read the dice now", under the 15 dice slots
+        assert host.evaluate("document.getElementById('act-card').getBoundingClientRect().top") < 0  # scrolled down to it
         host.wait_for_selector("#held-card:not([hidden])")
         wait_js(host, "document.querySelectorAll('#held-marks .mark').length === 14")
         top = host.evaluate("document.getElementById('held-card').getBoundingClientRect().top")
@@ -304,3 +305,69 @@ def test_once_the_cube_is_seen_a_call_changes_only_by_the_hosts_correction(brows
         assert dict((e.seat, e.colour) for _, e in table.session.live_events() if e.kind == "colour_call")[0] == "blue"
     finally:
         server.stop()
+
+
+def test_a_double_tap_is_one_action_and_each_button_says_what_it_does(browser, served):
+    """Issue 66, the panel's friction: a double tap on Start, a chip call or Undo is one
+    action with no error; the buttons say what they do in this game, in seat order; Undo
+    names what it takes back; the declaration form starts each turn afresh; a new game
+    can be started mid-game, ending the one in progress."""
+    server, table, _ = served
+    host = browser.new_page(viewport={"width": 390, "height": 844})
+    log_in(host, server.url)
+    host.select_option("#start-game", "tregald")
+    host.fill("textarea[name=players]", "Ann\nBen\nCara")
+    host.fill("fieldset[data-game=tregald] input[name='option.rounds']", "2")
+    host.dblclick("#f-start button[type=submit]")
+    host.wait_for_selector("#f-declaration:not([hidden])")
+    assert table.game_id is not None and len(table.store.list_games()) == 1  # one game
+    assert host.locator(".host-message.error-message").count() == 0
+
+    host.fill("#f-declaration input[name=count]", "4")
+    host.select_option("#f-declaration select[name=face]", "blue")
+    host.click("#f-declaration button[type=submit]")
+    wait_js(host, "document.getElementById('undo-button').textContent.includes('declaration for Ann')")
+    rows = [host.inner_text(f"#seat-buttons .seat-row:nth-child({i}) .seat-name") for i in (1, 2, 3)]
+    assert rows == ["1. Ann", "2. Ben", "3. Cara"]
+    assert host.inner_text("#seat-buttons .seat-row:nth-child(2) button[data-button=green]") == "green: believes"
+    assert host.is_hidden("#shared-buttons")  # no shared Liar! in Tregald
+
+    host.dblclick("#seat-buttons .seat-row:nth-child(2) button[data-button=green]")
+    wait_js(host, "document.getElementById('undo-button').textContent.includes('chip call for Ben')")
+    assert [e.kind for e in table.session.record.events] == ["declaration", "chip_call"]  # stored once
+    assert host.inner_text("#undo-button") == "Undo #1: chip call for Ben"
+    host.dblclick("#undo-button")
+    wait_js(host, "document.getElementById('undo-button').textContent.includes('declaration for Ann')")
+    assert [e.kind for e in table.session.record.events] == ["declaration", "chip_call", "undo"]  # one undo
+    assert host.locator(".host-message.error-message").count() == 0  # no "a new one came in"
+
+    for seat in (1, 2):
+        table.press(seat, "green")
+    photo, boxes = felt_with_cubes()
+    assert table.offer_reading(OfferedReading(["red"] * 5, boxes=boxes), photo=photo) == "applied"
+    wait_js(host, "document.getElementById('h-prompt').textContent.startsWith('Ben declares')")
+    assert host.input_value("#f-declaration input[name=count]") != "4"  # last turn's count is not Ben's
+
+    assert not host.evaluate("document.getElementById('start-details').open")  # folded away mid-game
+    host.click("#start-details summary")
+    host.select_option("#start-game", "gyvahrs")
+    host.fill("textarea[name=players]", "Ann\nBen")
+    host.click("#f-start button[type=submit]")
+    host.wait_for_selector(".host-message.error-message")
+    assert "a game is in progress" in host.inner_text("#message") and table.session.game.name == "tregald"
+    host.check("#end-current input")
+    host.click("#f-start button[type=submit]")
+    wait_js(host, "document.getElementById('h-title').textContent.startsWith('Gyvahrs')")
+    assert len(table.store.list_games()) == 2 and table.session.game.name == "gyvahrs"
+    assert host.is_hidden("#buttons-card")  # Gyvahrs has no table buttons
+
+
+def test_in_leiras_dice_the_buttons_say_they_challenge(browser, served):
+    server, table, _ = served
+    table.start_game("leiras-dice", ["Ann", "Ben"], {"start": "seat0"})
+    host = browser.new_page(viewport={"width": 390, "height": 844})
+    log_in(host, server.url)
+    host.wait_for_selector("#buttons-card:not([hidden])")
+    assert host.locator("#seat-buttons button[data-button=green]").count() == 0  # green does nothing here
+    assert host.inner_text("#seat-buttons .seat-row:nth-child(1) button") == "yellow: challenges (on their turn)"
+    assert host.inner_text("#shared-buttons button") == "Liar! (shared): challenges the bid"

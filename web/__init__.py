@@ -15,6 +15,7 @@ from flask import Flask, request
 
 from web.bounds import LARGEST_BODY, body_limit, finalize
 from web.guard import PinGuard, RefusedLogins
+from web.once import Once
 from web.slate import MAX_STREAMS, STREAMS_PER_CLIENT, StreamCount
 
 
@@ -58,6 +59,7 @@ def create_app(table: Any, settings: Mapping[str, Any] | None = None, *,
         "guard": PinGuard(settings.get("host_pin"), settings.get("pin_delay"), key=app.secret_key,
                           budget_file=settings.get("pin_budget_file"), **settings.get("pin_budget", {})),
         "refused_logins": RefusedLogins(logging.getLogger("web.host")),
+        "once": Once(),  # a double tap on the host panel is one action
         "streams": StreamCount(settings.get("max_streams", MAX_STREAMS), settings.get("streams_per_client", STREAMS_PER_CLIENT)),
     }
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_template, request, session, url_for
 
 from companion.rules.gyvahrs import MAX_STAKE
-from companion.rules import BadRecord, GameRecord
+from companion.rules import BadRecord, GameRecord, get_game
 from web import actions
 from web.bounds import BadInput, check_names, check_unicode
 from web.errors import error_response, wants_json
@@ -55,7 +55,8 @@ def host_action(view: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(*args, **kwargs):
         require_host()
         check_csrf()
-        return view(*args, **kwargs)
+        # a double tap is one action (web/once.py): the repeat gets the first answer
+        return companion()["once"].run(csrf_token(), request.headers.get("X-Once"), lambda: view(*args, **kwargs))
 
     return guarded
 
@@ -162,7 +163,12 @@ def state():
 @bp.post("/start")
 @host_action
 def start():
-    game, players, options = actions.start_request(actions.payload())
+    data = actions.payload()
+    game, players, options = actions.start_request(data)
+    running = table().session is not None and not table().session.finished
+    if data.get("end_current") in ("1", "on", True) and running:  # asked for on the start card
+        get_game(game).start(players, options)  # a start refused leaves the game in progress going
+        table().end_game("a new game was started")
     game_id = table().start_game(game, players, options)
     return done(f"game {game_id} started", game_id=game_id)
 

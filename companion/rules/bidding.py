@@ -82,6 +82,10 @@ class TableState(GameState):
 class BiddingGame(Game):
     """The shared liar's-dice referee. Subclasses fill in the hooks below."""
 
+    #: The seat's yellow button challenges on that seat's turn; the shared Liar! button
+    #: challenges for whoever's turn it is (on_button). Green means nothing here.
+    button_words = {"yellow": "challenges (on their turn)", "liar": "challenges the bid"}
+
     state_class: type[TableState] = TableState
     exact_gift = False  # Leira's: an exact bid wins the challenger's die
 

@@ -23,10 +23,29 @@
   }
   $("message").addEventListener("click", () => { $("message").hidden = true; });
 
+  /* A short hash of text (cyrb53): the key that makes a double tap one action. */
+  function hash(text) {
+    let h1 = 0xdeadbeef, h2 = 0x41c6ce57;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 2654435761); h2 = Math.imul(h2 ^ c, 1597334677);
+    }
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36).padStart(11, "0");  // one length: a press of either colour is the same size
+  }
+
+  /* Every POST says what it is and which state of the table it was tapped on (X-Once):
+     the same tap twice before the panel redraws is done once (web/once.py). */
+  function onceKey(url, body) {
+    const text = typeof body === "string" ? body : [...(body || new FormData()).entries()].map(([k, v]) => k + "=" + v).join("&");
+    return hash(url + "|" + text + "|" + (view ? view.seq : ""));
+  }
+
   async function post(url, body) {
     let response, data = {};
     try {
-      const headers = { "X-CSRF-Token": csrf, "Accept": "application/json" };
+      const headers = { "X-CSRF-Token": csrf, "Accept": "application/json", "X-Once": onceKey(url, body) };
       if (typeof body === "string") headers["Content-Type"] = "application/json";
       response = await fetch(url, { method: "POST", body, credentials: "same-origin", headers });
       data = await response.json().catch(() => ({}));
@@ -84,20 +103,16 @@
     return ["red", "blue", 1, 2, 3, 4, 5, 6];
   }
 
-  function seatButtons(box, seats, makeButtons) {
-    box.replaceChildren();
-    seats.forEach((seat) => {
-      const row = el("div", "seat-row");
-      row.append(el("span", "seat-name", (seat + 1) + ". " + seatName(seat)), ...makeButtons(seat));
-      box.append(row);
+  /* A form's fields as a new turn finds them: last turn's count and face are not this
+     one's (kept while the host is typing in the form). */
+  function resetForTurn(form, names, turn) {
+    if (form.dataset.turn === turn || form.contains(document.activeElement)) return;
+    form.dataset.turn = turn;
+    names.forEach((name) => {
+      const field = form.elements[name];
+      if (!field) return;
+      if (field.tagName === "SELECT") field.selectedIndex = 0; else field.value = field.defaultValue;
     });
-  }
-
-  function eventButton(label, cls, payload) {
-    const b = el("button", cls, label);
-    b.type = "button";
-    b.addEventListener("click", () => post("/host/event", fields(payload)));
-    return b;
   }
 
   function renderActions(prompt) {
@@ -120,17 +135,7 @@
     const keep = faces.value;
     faces.replaceChildren(...faceChoices().map((f) => { const o = el("option", null, faceText(f)); o.value = f; return o; }));
     if (keep) faces.value = keep;
-    const callers = prompt.waiting.length ? prompt.waiting : [];
-    seatButtons($("f-chip_call"), callers, (seat) => [
-      eventButton("Green: believes", "chip green", { kind: "chip_call", seat, chip: "green" }),
-      eventButton("Yellow: doubts", "chip yellow", { kind: "chip_call", seat, chip: "yellow" }),
-    ]);
-    $("f-chip_call").hidden = !wants.includes("chip_call") || !callers.length;
-    seatButtons($("f-colour_call"), prompt.waiting.length ? prompt.waiting : prompt.seats, (seat) => [
-      eventButton("\u25B2 Val (red)", "colour red", { kind: "colour_call", seat, colour: "red" }),
-      eventButton("\u25CF Des (blue)", "colour blue", { kind: "colour_call", seat, colour: "blue" }),
-    ]);
-    seatButtons($("f-challenge"), prompt.seats, (seat) => [eventButton("Liar!", "liar", { kind: "challenge", seat })]);
+    resetForTurn($("f-declaration"), ["count", "face"], String(first));
     return renderDiceEntry(prompt.dice);
   }
 
@@ -248,20 +253,28 @@
   }
 
 
+  /* The seats' buttons, in seat order, each saying what it does in this game; a button
+     that means nothing in it is not shown (Gyvahrs has none: the card goes). */
   function renderButtons() {
     const box = $("seat-buttons");
+    const words = view.button_words || {};
+    const seatButtons = [["green", "chip green"], ["yellow", "chip yellow"]].filter(([button]) => words[button]);
     box.replaceChildren();
-    view.players.forEach((name, seat) => {
-      const row = el("div", "seat-row");
-      row.append(el("span", "seat-name", (seat + 1) + ". " + name));
-      const words = view.button_words || {};
-      [["green", "chip green"], ["yellow", "chip yellow"], ["liar", "liar"]].forEach(([button, cls]) => {
-        const b = el("button", "press " + cls, button === "liar" ? "Liar!" : button + (words[button] ? ": " + words[button] : ""));
-        b.type = "button"; b.dataset.button = button; b.dataset.seat = seat;
-        row.append(b);
+    if (seatButtons.length) {
+      view.players.forEach((name, seat) => {
+        const row = el("div", "seat-row");
+        row.append(el("span", "seat-name", (seat + 1) + ". " + name));
+        seatButtons.forEach(([button, cls]) => {
+          const b = el("button", "press " + cls, button + ": " + words[button]);
+          b.type = "button"; b.dataset.button = button; b.dataset.seat = seat;
+          row.append(b);
+        });
+        box.append(row);
       });
-      box.append(row);
-    });
+    }
+    $("shared-buttons").hidden = !words.liar;
+    if (words.liar) $("shared-buttons").querySelector("button").textContent = "Liar! (shared): " + words.liar;
+    return seatButtons.length > 0 || !!words.liar;
   }
 
   /* A mistyped declaration, bid, stake...: edit its fields in place; saved as an amend.
@@ -355,7 +368,11 @@
     const input = $("undo-expect");
     if (!input) return;
     const live = view.events.filter((e) => e.in_force);
-    input.value = live.length ? live[live.length - 1].index : "";
+    const last = live.length ? live[live.length - 1] : null;
+    input.value = last ? last.index : "";
+    const what = last ? last.kind.replace(/_/g, " ") + (last.seat === undefined || last.seat === null ? "" : " for " + seatName(last.seat)) : "";
+    $("undo-button").textContent = last ? "Undo #" + last.index + ": " + what : "Undo last action";
+    $("undo-button").disabled = !last;
   }
 
   function renderEvents() {
@@ -414,15 +431,22 @@
       return note;
     }));
     $("act-card").hidden = !running;
-    $("buttons-card").hidden = !running;
     $("fix-tools").hidden = !slate;
     $("events-card").hidden = !slate;
-    $("start-card").hidden = running;
+    /* mid-game the start form is folded away, and starting ends the game in progress */
+    if ($("start-card").dataset.running !== String(running)) {
+      $("start-card").dataset.running = String(running);
+      $("start-details").open = !running;
+      $("start-title").textContent = running ? "Start another game" : "Start a game";
+      $("end-current").hidden = !running;
+      $("end-current").querySelector("input").checked = false;
+    }
     const abilities = ["upgrade_die", "downgrade_die", "add_die", "remove_die", "wild_face"];
     $("tavern-card").hidden = !running || !view.prompt.wants.some((w) => abilities.includes(w));
     const fresh = renderActions(running ? view.prompt : null);
     window.HeldFix.render(running ? view.held_reading : null, fresh);
-    if (slate) { renderFix(); renderButtons(); renderEvents(); renderUndo(); } else { $("fix-card").hidden = true; }
+    $("buttons-card").hidden = !(running && renderButtons());
+    if (slate) { renderFix(); renderEvents(); renderUndo(); } else { $("fix-card").hidden = true; }
   }
 
   /* --- wiring --------------------------------------------------------------------- */
@@ -460,7 +484,7 @@
       if (form.dataset.confirm && !window.confirm(form.dataset.confirm)) return;
       const body = form.id === "f-dice" ? diceFields(form)
         : (form.classList.contains("ability") ? abilityFields(form) : new FormData(form));
-      if (body) post(form.getAttribute("action"), body);
+      if (body) post(form.getAttribute("action"), body).then((ok) => { if (ok && form.classList.contains("ability")) form.reset(); });
     });
   });
 
@@ -498,7 +522,7 @@
     // on the wire, so even encrypted traffic does not tell a chip's colour
     if (b) post("/host/press", fields({ seat: b.dataset.seat, button: b.dataset.button, pad: "_".repeat(6 - b.dataset.button.length) }));
   });
-  [$("read-now"), $("reveal-button")].forEach((b) => b.addEventListener("click", () => post("/host/reveal", fields({}))));
+  $("read-now").addEventListener("click", () => post("/host/reveal", fields({})));
 
   const gameSelect = $("start-game");
   const showOptions = () => document.querySelectorAll("fieldset.options").forEach((f) => {
