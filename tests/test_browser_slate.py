@@ -326,6 +326,45 @@ def test_phone_slate_and_host_pages_do_not_overflow(browser, served):
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
 
 
+#: Every text on a page read on a phone: at least this many pixels (charts included).
+PHONE_TEXT = 14
+
+
+def test_stats_and_games_read_on_a_phone_with_nothing_cut_off_or_sideways(browser, served):
+    """Issue 66: on a 390x844 phone the stats' chart labels were clipped ("omew Maximilian
+    F"), its text 8-9 px, and the last columns (Bluffs, Dice lost; JSON and CSV) sat behind
+    a sideways scroll. Now every text is page text of 14 px or more, whole, on the screen."""
+    server, table, app = served
+    long_names = ["Bartholomew Maximilian F", "Wolfeschlegelsteinhausen", "Ann"]
+    for seed in (3, 4):
+        table.start_game("leiras-dice", long_names, {"start": "seat0"})
+        play_out(table, seed)
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    for path in ("/stats", "/games"):
+        page.goto(server.url + path)
+        problems = page.evaluate("""(smallest) => {
+            const out = [], W = window.innerWidth;
+            if (document.documentElement.scrollWidth > W) out.push(`the page is ${document.documentElement.scrollWidth}px wide`);
+            for (const e of document.querySelectorAll("main *")) {
+                const text = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+                if (!text || !e.getClientRects().length) continue;
+                const size = parseFloat(getComputedStyle(e).fontSize), r = e.getBoundingClientRect();
+                if (size < smallest) out.push(`"${e.textContent.trim().slice(0, 20)}" at ${size}px`);
+                if (r.right > W + 1 || r.left < -1) out.push(`"${e.textContent.trim().slice(0, 20)}" off the screen`);
+                if (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).display !== "inline")
+                    out.push(`"${e.textContent.trim().slice(0, 20)}" cut off`);
+            }
+            return out;
+        }""", PHONE_TEXT)
+        assert problems == [], f"{path}: {problems}"
+        page.screenshot(path=str(ARTIFACTS / f"phone{path.replace('/', '-')}.png"), full_page=True)
+    page.goto(server.url + "/stats")
+    assert page.locator(".bar-name", has_text="Bartholomew Maximilian F").first.is_visible()
+    assert page.locator("td[data-label='Dice lost']").first.is_visible()
+    page.goto(server.url + "/games")
+    assert page.locator("td[data-label=Record] a", has_text="CSV").first.is_visible()
+
+
 def advance_to_a_reveal(table: Table, seed: int) -> None:
     """Random legal play (the engine's own moves) until the slate shows a reveal."""
     rng = random.Random(seed)

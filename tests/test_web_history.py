@@ -191,11 +191,13 @@ def test_stats_count_games_and_wins_per_player_with_a_chart():
         winners.append(table.snapshot()["slate"]["winner"])
     table.start_game("tregald", ["Ann", "Dan"])  # running: not counted
     html = app.test_client().get("/stats").get_data(as_text=True)
-    assert '<svg class="chart"' in html
+    assert '<ol class="bars"' in html
     for name in ("Ann", "Ben", "Cara"):
         wins = winners.count(name)
-        assert re.search(rf"<tr><td>{name}</td><td>3</td><td>{wins}</td>", html), name
-        assert f">{wins} / 3</text>" in html
+        assert re.search(rf'<tr><td class="row-head">{name}</td><td data-label="Games">3</td>'
+                         rf'<td data-label="Wins">{wins}</td>', html), name
+        assert re.search(rf'<span class="bar-name">{name}</span>\s*<svg[^>]*>.*?</svg>\s*'
+                         rf'<span class="bar-value">{wins} / 3</span>', html, re.S), name
     assert "Dan" not in html
     assert "Calls right" in html  # from companion.stats
 
@@ -284,7 +286,7 @@ def test_a_record_already_stored_is_recognised_and_not_imported_again():
     assert twice.status_code == 409 and first.get_json()["game_id"] in twice.get_json()["error"]
     assert len(table.store.list_games()) == 2
     html = client.get("/stats").get_data(as_text=True)
-    assert re.search(r"<tr><td>Ann</td><td>2</td>", html)  # each game counted once
+    assert re.search(r'<tr><td class="row-head">Ann</td><td data-label="Games">2</td>', html)  # each game counted once
     changed = json.loads(text)
     changed["events"] = changed["events"][:-1]  # another game (one turn short): not the same record
     assert import_file(client, headers, json.dumps(changed)).status_code == 200
@@ -304,7 +306,7 @@ def test_a_game_ended_early_is_shown_as_such_and_not_counted_in_the_stats():
     assert games.count("ended early</span>") == 1  # the game played out is not marked
     assert "ended early" in client.get(f"/games/{early}").get_data(as_text=True)
     html = client.get("/stats").get_data(as_text=True)
-    assert re.search(r"<tr><td>Ann</td><td>1</td>", html)  # the ended game is not a game played
+    assert re.search(r'<tr><td class="row-head">Ann</td><td data-label="Games">1</td>', html)  # the ended game is not a game played
     assert "(1 game here)" in html
 
 
@@ -334,6 +336,6 @@ def test_every_stat_is_explained_on_the_page():
     finished_tregald(table)
     html = app.test_client().get("/stats").get_data(as_text=True)
     terms = re.findall(r"<dt>([^<]+)</dt><dd>", html)
-    headers = re.findall(r"<th>([^<]+)</th>", html.split('<table class="list stats">')[1].split("</thead>")[0])
+    headers = re.findall(r"<th>([^<]+)</th>", html.split('<table class="list stats stacked">')[1].split("</thead>")[0])
     assert [h for h in headers if h != "Player"] == terms  # each column has its explanation
     assert "Bluffs that worked" in terms and "no caller doubted" in html

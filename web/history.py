@@ -19,7 +19,6 @@ from web.slate import companion
 
 bp = Blueprint("history", __name__)
 
-ACCURACY_WIDTH = 300
 STAT_KEYS = ("games", "wins", "calls", "correct_calls", "bluffs", "bluffs_worked", "dice_lost")
 
 
@@ -110,16 +109,12 @@ def player_rows(entries) -> tuple[list[dict[str, Any]], bool]:
 
 
 def chart(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Bar geometry for the inline SVG: games played and wins per player."""
+    """The bars, in percent of the track: games played and wins per player (of the most
+    games anyone played), and the share of calls that were right. The names and numbers
+    are page text, so they wrap and stay readable on a phone; only the bars are drawn."""
     top = max((r["games"] for r in rows), default=0) or 1
-    bar_width, row_height, label = 420, 34, 150
-    bars = []
-    for i, row in enumerate(rows[:12]):
-        bars.append({
-            "name": row["name"], "y": i * row_height,
-            "games_w": round(bar_width * row["games"] / top), "wins_w": round(bar_width * row["wins"] / top),
-            "games": row["games"], "wins": row["wins"], "accuracy": row["accuracy"],
-            "accuracy_w": round(ACCURACY_WIDTH * (row["accuracy"] or 0) / 100),
-        })
-    return {"bars": bars, "label": label, "width": label + bar_width + 80, "height": max(1, len(bars)) * row_height + 12,
-            "row": row_height, "accuracy_width": label + ACCURACY_WIDTH + 70}
+    bars = [{"name": row["name"], "games": row["games"], "wins": row["wins"], "accuracy": row["accuracy"],
+             "games_pct": max(1, round(100 * row["games"] / top)), "wins_pct": round(100 * row["wins"] / top),
+             "accuracy_pct": round(row["accuracy"] or 0)}
+            for row in rows[:12]]
+    return {"bars": bars}
