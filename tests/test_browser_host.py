@@ -371,3 +371,25 @@ def test_in_leiras_dice_the_buttons_say_they_challenge(browser, served):
     assert host.locator("#seat-buttons button[data-button=green]").count() == 0  # green does nothing here
     assert host.inner_text("#seat-buttons .seat-row:nth-child(1) button") == "yellow: challenges (on their turn)"
     assert host.inner_text("#shared-buttons button") == "Liar! (shared): challenges the bid"
+
+
+def test_a_tricksters_tavern_reveal_is_typed_as_one_row_with_big_dice_spaced(browser, served):
+    """Issue 66: the typed reveal was a dropdown per die (17 dice, about 35 taps); one row
+    now sets them all, hand by hand, smallest die first; a d20's 19 needs the spaces."""
+    from companion.rules import Challenge
+
+    server, table, _ = served
+    table.start_game("tricksters-tavern", ["Ann", "Ben"], {"classes": ["Gambler", "Commoner"], "start": "seat0"})
+    table.submit(Bid(0, 2, 6))
+    table.submit(Challenge(1))
+    host = browser.new_page(viewport={"width": 390, "height": 844})
+    log_in(host, server.url)
+    host.wait_for_selector("#f-dice:not([hidden]) .hand")
+    host.fill("#dice-row", "1 2 3 19 1 6 1 1 1")
+    assert host.is_hidden("#dice-row-note") and host.is_enabled("#dice-enter")
+    host.fill("#dice-row", "1231916111")  # without spaces each digit is a die: 9 on a d6 is said
+    assert "is not one of its faces" in host.inner_text("#dice-row-note") and host.is_disabled("#dice-enter")
+    host.fill("#dice-row", "1 2 3 19 1 6 1 1 1")
+    host.click("#dice-enter")
+    wait_js(host, "document.getElementById('f-dice').hidden")
+    assert [e for e in table.session.record.events if e.kind == "dice"][-1].values == (1, 2, 3, 19, 1, 6, 1, 1, 1)

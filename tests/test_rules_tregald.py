@@ -89,7 +89,7 @@ def test_tregald_scores_three_per_deceived_caller_and_two_bonus_when_all_deceive
     # Ann bluffs 4 red; only 1 red rolled; everyone believes her.
     state = turn(state, 4, "red", {1: "green", 2: "green", 3: "green"}, "rbbbb")
     assert state.scores == (3 * 3 + 2, 0, 0, 0)
-    assert state.last_reveal.verdict == "False: 4 red were declared, 1 red rolled"
+    assert state.last_reveal.verdict == "False: 4 red declared, 1 red rolled"
     assert "Cara was deceived (+3 to Ann)" in state.last_reveal.lines
     assert "Everyone was deceived (+2 bonus to Ann)" in state.last_reveal.lines
 
@@ -98,7 +98,7 @@ def test_truthful_declaration_deceives_the_doubters():
     state = start()
     state = turn(state, 2, "blue", {1: "yellow", 2: "yellow"}, "rrrbb")
     assert state.scores == (3 + 3 + 2, 0, 0)
-    assert state.last_reveal.verdict.startswith("True: 2 blue were declared, 2 blue rolled")
+    assert state.last_reveal.verdict.startswith("True: 2 blue declared, 2 blue rolled")
 
 
 def test_each_caller_who_judged_right_scores_one_and_there_is_no_bonus_unless_all_deceived():
@@ -117,7 +117,7 @@ def test_declaration_is_true_only_on_the_exact_count_by_default():
 
 def test_declaration_at_least_option_is_true_on_more():
     state = turn(start(declaration="at_least"), 2, "red", {1: "green", 2: "green"}, "rrrbb")
-    assert state.last_reveal.verdict == "True: at least 2 red were declared, 3 red rolled"
+    assert state.last_reveal.verdict == "True: at least 2 red declared, 3 red rolled"
     assert state.scores == (0, 1, 1)
 
 
@@ -128,7 +128,7 @@ def test_spike_dice_option_declares_n_of_a_face_and_reads_five_spike_dice():
     state = GAME.apply(state, ChipCall(2, "green"))
     assert GAME.prompt(state).dice.kind == "spike"
     state = GAME.apply(state, roll("66125"))
-    assert state.last_reveal.verdict == "True: 2 of face 6 were declared, 2 of face 6 rolled"
+    assert state.last_reveal.verdict == "True: 2 of face 6 declared, 2 of face 6 rolled"
     assert state.scores == (3, 0, 1)
 
 

@@ -243,7 +243,7 @@ class GyvahrsGame(Game):
         if state.option("mode") == "beat_the_caster":
             text = f"{players[seat]} throws to beat {set_throw.name}"
         else:
-            text = f"{players[seat]} throws ({len(state.throws)} of {len(players)} thrown)"
+            text = f"{players[seat]} throws ({len(state.throws)} of {len(players)} have thrown)"
         return Prompt("throw", text, (seat,), ("dice",), dice=request)
 
     def stage(self, state: GyvahrsState) -> str:

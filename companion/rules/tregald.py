@@ -148,7 +148,7 @@ class TregaldGame(Game):
             awards.append((s, RIGHT_CALL_POINTS))
             lines.append(f"{state.players[s]} judged right (+{RIGHT_CALL_POINTS})")
         claim = self._claim(state, state.declaration)
-        verdict = f"{'True' if true else 'False'}: {claim} were declared, {count_words(rolled, face)} rolled"
+        verdict = f"{'True' if true else 'False'}: {claim} declared, {count_words(rolled, face)} rolled"
         reveal = RevealView(dice=values, verdict=verdict, lines=tuple(lines), awards=tuple(awards))
         tallies = [list(t) for t in state.tallies]
         for s, _chip in state.calls:

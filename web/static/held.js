@@ -19,6 +19,7 @@
   let current = 0;
   let shownKey = null;
   let shown = null;
+  let rowWrong = false;  // the typed row says more dice, or faces, than there are
 
   const selects = () => Array.from(document.querySelectorAll("#dice-inputs select"));
   const unset = () => selects().filter((s) => s.value === "").length;
@@ -140,10 +141,11 @@
     const button = document.getElementById("dice-enter"), why = document.getElementById("dice-unset");
     if (!button) return;
     const left = unset();
-    button.disabled = left > 0;
+    button.disabled = left > 0 || rowWrong;
     why.textContent = left ? left + (left === 1 ? " die is" : " dice are") + " not set yet: "
-      + (document.getElementById("held-card").hidden ? "pick each one" : "tap each one on the photo, or pick it") : "";
-    why.hidden = !left;
+      + (document.getElementById("held-card").hidden ? "pick each one" : "tap each one on the photo, or pick it")
+      : (rowWrong ? "the typed row does not fit the dice: see above it" : "");
+    why.hidden = !left && !rowWrong;
     button.title = why.textContent;
   }
 
@@ -166,11 +168,12 @@
     if (values.length > inputs.length) problems.push(values.length + " typed, but " + inputs.length + (inputs.length === 1 ? " die is" : " dice are") + " wanted");
     values.slice(0, inputs.length).forEach((v, i) => {
       const faces = Array.from(inputs[i].options).map((o) => o.value).filter((o) => o !== "" && o !== NOT_A_DIE);
-      if (faces.includes(v)) inputs[i].value = v;
-      else problems.push("die " + (i + 1) + ": " + (v.length > 8 ? v.slice(0, 8) + "…" : v) + " is not one of its faces (" + faces.map(faceText).join(", ") + ")");
+      inputs[i].value = faces.includes(v) ? v : "";  // a face it does not have leaves the die unset
+      if (!faces.includes(v)) problems.push("die " + (i + 1) + ": " + (v.length > 8 ? v.slice(0, 8) + "…" : v) + " is not one of its faces (" + faces.map(faceText).join(", ") + ")");
     });
     note.textContent = problems.slice(0, 2).join("; ");
     note.hidden = !problems.length;
+    rowWrong = problems.length > 0;
     if (shown) draw(shown); else status();
   }
 
@@ -179,7 +182,7 @@
     const card = document.getElementById("held-card");
     const appeared = !!held && card.hidden;
     card.hidden = !held;
-    if (fresh) { document.getElementById("dice-row").value = ""; document.getElementById("dice-row-note").hidden = true; }
+    if (fresh) { document.getElementById("dice-row").value = ""; document.getElementById("dice-row-note").hidden = true; rowWrong = false; }
     if (!held) { shownKey = null; shown = null; status(); return; }
     if (appeared) card.scrollIntoView({ block: "start" });  // the host finds it at once, even far down a phone
     document.getElementById("held-reason").textContent = held.reason;
@@ -207,5 +210,5 @@
 
   document.getElementById("dice-row").addEventListener("input", typed);
 
-  window.HeldFix = { render, changed, NOT_A_DIE, unset };
+  window.HeldFix = { render, changed, NOT_A_DIE, unset, rowWrong: () => rowWrong };
 })();

@@ -473,6 +473,10 @@
       say(left + (left === 1 ? " die is" : " dice are") + " not set yet: tap each one, or pick its value", true);
       return null;
     }
+    if (window.HeldFix.rowWrong()) {
+      say("the typed row does not fit the dice: " + $("dice-row-note").textContent, true);
+      return null;
+    }
     const out = new FormData();
     new FormData(form).forEach((v, k) => { if (!(k === "values" && v === window.HeldFix.NOT_A_DIE)) out.append(k, v); });
     return out;
