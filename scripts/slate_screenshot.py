@@ -4,10 +4,11 @@ in headless Chromium at 1280x800.
 
     .venv/bin/python scripts/slate_screenshot.py [docs/images/slate.png]
 
-With `--phases FOLDER`, photograph every game in every phase (start, mid-turn, after a
-reveal, a held reading, game over) at 1280x800 and 800x1280, as the browser test
-tests/test_browser_slate_fit.py plays them (tests/slate_phases.py), halved and saved as
-compressed PNGs for docs/slate.md:
+With `--phases FOLDER`, photograph every game with four players in every phase (start,
+mid-turn, after a reveal, a held reading, game over), and after a reveal at the full table
+(the most seats the game takes, up to twelve) and with 24-character names, at 1280x800 and
+800x1280, as the browser test tests/test_browser_slate_fit.py plays them
+(tests/slate_phases.py), halved and saved as compressed PNGs for docs/slate.md:
 
     .venv/bin/python scripts/slate_screenshot.py --phases docs/images/slate
 """
@@ -108,6 +109,8 @@ def phases(folder: Path) -> int:
 
     from companion.table import Table
     from slate_phases import GAMES, PHASES, SpikeKey, to_phase
+
+    shots = (("four", PHASES), ("twelve", ("reveal",)), ("longest", ("reveal",)))
     from web import create_app
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -124,8 +127,8 @@ def phases(folder: Path) -> int:
             threading.Thread(target=server.run, daemon=True).start()
             page.set_viewport_size({"width": 1280, "height": 800})
             page.goto(f"http://127.0.0.1:{server.effective_port}/")
-            for phase in PHASES:
-                to_phase(table, game, phase)
+            for roster, phase in [(roster, phase) for roster, phases in shots for phase in phases]:
+                to_phase(table, game, phase, roster=roster)
                 deadline = time.monotonic() + 10
                 while page.evaluate("document.body.dataset.seq") != str(table.seq) or \
                         not page.evaluate("[...document.images].every((i) => i.complete)"):
@@ -137,7 +140,8 @@ def phases(folder: Path) -> int:
                     page.wait_for_timeout(150)
                     shot = cv2.imdecode(np.frombuffer(page.screenshot(), np.uint8), cv2.IMREAD_COLOR)
                     small = cv2.resize(shot, None, fx=SCALE, fy=SCALE, interpolation=cv2.INTER_AREA)
-                    cv2.imwrite(str(folder / f"{game}-{phase}-{label}.png"), small, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+                    name = f"{game}-{roster}-{phase}-{label}.png"
+                    cv2.imwrite(str(folder / name), small, [cv2.IMWRITE_PNG_COMPRESSION, 9])
                     written += 1
             page.goto("about:blank")  # the live feed ends before its server does
             server.close()

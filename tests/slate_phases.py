@@ -39,18 +39,20 @@ TWELVE = ("Alexander", "Benedikt", "Cassandra", "Dominika", "Evangeline", "Frede
 LONGEST = ("Bartholomew Maximilian F", "Wolfeschlegelsteinhausen", "Anna-Katharina Oberhuber",
            "Guinevere Rosalind Adair", "Konstantinos Papadakis J", "Maria Fernanda Goncalves",
            "Oluwaseun Adebayo-Smithe", "Siobhan Ni Mhaolagain Ox")
-ROSTERS = ("usual", "twelve", "longest")
+ROSTERS = ("usual", "four", "twelve", "longest")
 
 
 def players_for(game: str, roster: str = "usual") -> tuple[list[str], dict]:
-    """`game`'s players and options for a roster: the usual table (GAMES), the most seats the
-    game takes with TWELVE's names, or up to eight seats with LONGEST's."""
+    """`game`'s players and options for a roster: the usual table (GAMES), its first four,
+    the most seats the game takes with TWELVE's names, or up to eight seats with LONGEST's."""
     players, options = GAMES[game]
     if roster == "usual":
         return list(players), dict(options)
+    if roster not in ROSTERS:
+        raise ValueError(f"no roster {roster!r}: one of {', '.join(ROSTERS)}")
     most = get_game(game).max_players
-    names = TWELVE if roster == "twelve" else LONGEST[:8]
-    names = list(names[:most])
+    names = list(players[:4] if roster == "four" else TWELVE if roster == "twelve" else LONGEST[:8])
+    names = names[:most]
     options = dict(options)
     if "classes" in options:  # Trickster's Tavern: a class for every seat
         options["classes"] = [options["classes"][i % len(options["classes"])] for i in range(len(names))]
