@@ -393,3 +393,33 @@ def test_a_tricksters_tavern_reveal_is_typed_as_one_row_with_big_dice_spaced(bro
     host.click("#dice-enter")
     wait_js(host, "document.getElementById('f-dice').hidden")
     assert [e for e in table.session.record.events if e.kind == "dice"][-1].values == (1, 2, 3, 19, 1, 6, 1, 1, 1)
+
+
+def test_spike_dice_are_fixed_by_their_taught_symbols(browser):
+    """Issue 66: a held reading of spike dice offers each value as the table's taught
+    symbol (the slate's key), not a bare number."""
+    from slate_phases import SpikeKey
+    from test_browser_slate import Server
+    from web_app import make_app
+
+    class CameraPage(SpikeKey):  # as far as the host panel asks it
+        def describe(self):
+            return {"empty_table": True, "read_only": False}
+
+    table = Table()
+    table.set_device_status("camera", "ok", "")
+    server = Server(make_app(table, camera=CameraPage(), sse_heartbeat=0.3)[0])
+    try:
+        table.start_game("tregald", ["Ann", "Ben"], {"rounds": 1, "dice": "spike"})
+        table.submit(Declaration(0, 2, 5))
+        table.press(1, "green")
+        photo, boxes = felt_with_cubes()
+        assert table.offer_reading(OfferedReading([5, 5, 1, 2, 3], boxes=boxes, flagged=True, unsure=[2]),
+                                   photo=photo) == "held"
+        host = browser.new_page(viewport={"width": 390, "height": 844})
+        log_in(host, server.url)
+        host.wait_for_selector("#held-picker:not([hidden])")
+        wait_js(host, "[...document.querySelectorAll('#held-picker-values img')].filter((i) => i.naturalWidth > 0).length === 6")
+        assert host.inner_text("#held-picker-values button[data-value='4']").strip() == "4"  # the symbol, then its value
+    finally:
+        server.stop()

@@ -12,11 +12,11 @@ from web import create_app
 PIN = "4817"
 
 
-def make_app(table: Table | None = None, *, on_reveal=None, **settings):
+def make_app(table: Table | None = None, *, on_reveal=None, camera=None, **settings):
     table = table if table is not None else Table()
     settings.setdefault("host_pin", PIN)
     settings.setdefault("secret_key", "test-secret")
-    app = create_app(table, settings, on_reveal=on_reveal)
+    app = create_app(table, settings, on_reveal=on_reveal, camera=camera)
     app.config["TESTING"] = False  # errors go through the handlers, as in production
     return app, table
 

@@ -85,16 +85,16 @@
   const kind = () => (document.getElementById("f-dice") || { dataset: {} }).dataset.kind || "";
 
   /* A value's button shows it as the die does: pips, the chance colour, the taught symbol. */
-  function valueButton(v) {
+  function valueButton(v, dice) {
     const b = el("button", "pick");
     b.type = "button"; b.dataset.value = v;
-    const n = Number(v);
-    if (kind() === "spike" && n >= 1 && n <= 6) {
+    const n = Number(v), shows = dice || kind();
+    if (shows === "spike" && n >= 1 && n <= 6) {
       const img = el("img");
       img.src = "/spike-face/" + n + ".png"; img.alt = "";
       img.addEventListener("error", () => img.remove());  // no key taught: the number alone
       b.append(img, " " + n);
-    } else if (kind() === "pips" && n >= 1 && n <= 6) {
+    } else if (shows === "pips" && n >= 1 && n <= 6) {
       b.append(el("span", "pip-face", PIPS[n - 1]), " " + n);
     } else {
       b.textContent = v === NOT_A_DIE ? "not a die" : faceText(v);
@@ -210,5 +210,5 @@
 
   document.getElementById("dice-row").addEventListener("input", typed);
 
-  window.HeldFix = { render, changed, NOT_A_DIE, unset, rowWrong: () => rowWrong };
+  window.HeldFix = { render, changed, NOT_A_DIE, unset, rowWrong: () => rowWrong, valueButton };
 })();

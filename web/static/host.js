@@ -223,8 +223,7 @@
     const colours = typeof current === "string";
     const choices = colours ? ["red", "blue"] : valueChoices("pips", Math.max(6, Number(current) || 6));
     $("picker-values").replaceChildren(...choices.map((c) => {
-      const b = el("button", "pick", faceText(c));
-      b.type = "button";
+      const b = window.HeldFix.valueButton(c, view.slate ? view.slate.dice : "");  // as the die shows it
       b.addEventListener("click", () => { picker.hidden = true; post("/host/fix-die", fields({ target, die: index, value: c })); });
       return b;
     }));
