@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from companion.readings import HeldReading
 from companion.rules import Amend, BadRecord, DiceObserved, Event, Prompt, RevealView, effective_events
+from companion.rules.record import pending_secrets
 from companion.rules.dice import face_text
 from companion.session import Session
 from companion.store import Store
@@ -47,16 +48,18 @@ def public_snapshot(seq: int, game_id: str | None, devices: Mapping[str, dict[st
 def host_fixes(session: Session) -> list[str]:
     """The host's corrections the table must see as the host's, in words: each event in
     force that an amend replaced since the reading before the last one in force (this turn
-    and the one whose result is shown). A secret call stays unsaid (Amend.secret)."""
+    and the one whose result is shown). A secret call is said once a reveal uncovered it,
+    never before (pending_secrets)."""
     events = session.record.events
     live = session.live_events()
+    hidden = pending_secrets(events)
     replaced = {e.target for e in events if isinstance(e, Amend)}
     readings = [i for i, ev in live if isinstance(ev, DiceObserved)]
     since = readings[-2] if len(readings) > 1 else -1
     players = session.record.players
     lines = []
     for index, event in live:
-        if index in replaced and index > since and not event.secret and event != events[index]:
+        if index in replaced and index > since and index not in hidden and event != events[index]:
             lines.append("Host's fix: " + _fixed(event, players))
     return lines
 
@@ -65,10 +68,12 @@ def _fixed(event: Event, players: tuple[str, ...]) -> str:
     """ "Ann's colour call is now blue (Des)"; "the dice are now 5, 3, 1"."""
     fields = {k: v for k, v in event.to_dict().items() if k not in ("kind", "seat", "source")}
     seat = getattr(event, "seat", None)
+    name = players[seat] if isinstance(seat, int) and 0 <= seat < len(players) else None
     if isinstance(event, DiceObserved):
         return "the dice are now " + ", ".join(face_text(v) for v in event.values)
-    what = (f"{players[seat]}'s " if isinstance(seat, int) and 0 <= seat < len(players) else "the ") \
-        + event.kind.replace("_", " ")
+    if name is not None and not any(v not in (None, [], ()) for v in fields.values()):
+        return f"the {event.kind.replace('_', ' ')} is now {name}'s"  # a challenge, a discard of the smallest
+    what = (f"{name}'s " if name is not None else "the ") + event.kind.replace("_", " ")
     if len(fields) == 1:
         return f"{what} is now {_words(next(iter(fields.values())))}"
     return f"{what} is now " + ", ".join(f"{k.replace('_', ' ')} {_words(v)}" for k, v in fields.items() if v is not None)

@@ -2,11 +2,10 @@
 
 It owns the current `Session`, writes every accepted event to the `Store` *before*
 anyone is told about it (nothing acknowledged is ever lost), keeps a public snapshot
-(no secret ever), and wakes listeners (server-sent events) when it changes. All
-methods are thread-safe: gpiozero callbacks, the camera loop and web requests may
-call in from different threads. The views it publishes are built in
-`companion.projection`; the held reading and the photos of the dice are kept in
-`companion.readings`; the stores are in `companion.store`.
+(no secret ever), and wakes listeners (server-sent events) when it changes. All methods
+are thread-safe (gpiozero callbacks, the camera loop and web requests call in from
+different threads). Views: `companion.projection`; the held reading and the photos:
+`companion.readings`; stores: `companion.store`.
 """
 
 from __future__ import annotations
@@ -87,10 +86,16 @@ class Table:
             self._publish()
             return True
 
-    def start_game(self, game: str, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str:
+    def start_game(self, game: str, players: Sequence[str], options: Mapping[str, Any] | None = None,
+                   *, ending: str | None = None) -> str:
+        """A new game; `ending`: end the one in progress first, with this reason (a start
+        that would be refused ends nothing)."""
         with self._lock:
             if self._session is not None and not self._session.finished:
-                raise IllegalAction("one game at a time", "a game is in progress; end it before starting another")
+                if ending is None:
+                    raise IllegalAction("one game at a time", "a game is in progress; end it before starting another")
+                Session.new(game, players, options)
+                self._commit(lambda session: session.ended(ending))
             if self._health.end_unsaved:  # one more try; else a restart stores it (see resume)
                 self._file_end()
             meta = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))}
@@ -271,14 +276,10 @@ class Table:
 
     def offer_reading(self, reading: OfferedReading, *, photo: bytes | None = None,
                       readings: int | None = None) -> Offered:
-        """A reading from the camera: applied when it fits, else held for the host, who is
-        shown which dice the reader doubts (`reading.unsure`). `readings`: how many readings
-        were in force when the frame was taken; if one has come in since (the host typed the
-        dice while the camera read them), this one is for a throw already settled and is
-        dropped, not given to the next.
-
-        Returns what became of it (`Offered`).
-        """
+        """A reading from the camera (returns what became of it): applied when it fits, else
+        held for the host, who is shown which dice the reader doubts (`reading.unsure`).
+        `readings`: how many readings were in force when the frame was taken; if one has come
+        in since (the host typed the dice meanwhile), this one is for a settled throw: dropped."""
         with self._lock:
             request = self.expected_dice()
             if request is None:

@@ -38,20 +38,23 @@ TWELVE = ("Alexander", "Benedikt", "Cassandra", "Dominika", "Evangeline", "Frede
           "Hieronymus", "Isabella", "Jonathan", "Maximiliane", "Leopoldine")
 LONGEST = ("Bartholomew Maximilian F", "Wolfeschlegelsteinhausen", "Anna-Katharina Oberhuber",
            "Guinevere Rosalind Adair", "Konstantinos Papadakis J", "Maria Fernanda Goncalves",
-           "Oluwaseun Adebayo-Smithe", "Siobhan Ni Mhaolagain Ox")
-ROSTERS = ("usual", "four", "twelve", "longest")
+           "Oluwaseun Adebayo-Smithe", "Siobhan Ni Mhaolagain Ox", "Christopher Jonathan Bro",
+           "Margarethe Lindqvist-Ahn", "Alexandrina Papadopoulou", "Maximiliane Wittelsbachs")
+ROSTERS = ("usual", "four", "twelve", "longest", "twelve-longest")
 
 
 def players_for(game: str, roster: str = "usual") -> tuple[list[str], dict]:
     """`game`'s players and options for a roster: the usual table (GAMES), its first four,
-    the most seats the game takes with TWELVE's names, or up to eight seats with LONGEST's."""
+    the most seats the game takes with TWELVE's names, up to eight seats with LONGEST's, or
+    the most seats (up to twelve) with LONGEST's."""
     players, options = GAMES[game]
     if roster == "usual":
         return list(players), dict(options)
     if roster not in ROSTERS:
         raise ValueError(f"no roster {roster!r}: one of {', '.join(ROSTERS)}")
     most = get_game(game).max_players
-    names = list(players[:4] if roster == "four" else TWELVE if roster == "twelve" else LONGEST[:8])
+    names = list(players[:4] if roster == "four" else TWELVE if roster == "twelve"
+                 else LONGEST if roster == "twelve-longest" else LONGEST[:8])
     names = names[:most]
     options = dict(options)
     if "classes" in options:  # Trickster's Tavern: a class for every seat

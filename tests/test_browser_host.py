@@ -273,7 +273,8 @@ def test_once_the_cube_is_seen_a_call_changes_only_by_the_hosts_correction(brows
         host.click("#seat-buttons .seat-row:nth-child(1) button[data-button=yellow]")  # the panel's
         host.wait_for_selector(".host-message.error-message")
         assert "means nothing now" in host.inner_text("#message")
-        assert host.is_hidden("#f-colour_call")  # "Enter for the table" offers no call now
+        assert host.locator("#act-card form:visible").all_inner_texts() != []  # the dice form, and
+        assert host.locator("#act-card :is(form, div.act-list):visible button", has_text="Val").count() == 0  # no call
         status, error = host.evaluate("""async () => {
             const r = await fetch('/host/event', {method: 'POST', credentials: 'same-origin',
                 headers: {'Content-Type': 'application/json', 'Accept': 'application/json',

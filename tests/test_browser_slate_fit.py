@@ -168,7 +168,8 @@ def check_meaning(page, table: Table, phase: str) -> list[str]:
 #: to twelve) with 8-11-letter names, and up to eight seats with 24-character names.
 CASES = [(game, "usual") for game in GAMES] \
     + [(game, "twelve") for game in GAMES if get_game(game).max_players > 8] \
-    + [(game, "longest") for game in GAMES]
+    + [(game, "longest") for game in GAMES] \
+    + [(game, "twelve-longest") for game in GAMES if get_game(game).max_players > 8]
 
 
 @pytest.mark.parametrize("game,roster", CASES)

@@ -339,3 +339,35 @@ def test_an_end_the_store_keeps_refusing_is_stored_on_restart():
     again = Table(store)
     assert again.resume() and again.game_id == "2"
     assert [game_id for game_id, _ in store.unfinished()] == ["2"]
+
+
+def test_a_new_game_ends_the_one_in_progress_only_when_it_would_start():
+    """Issue 66: "Start another game" on the host panel ends the game in progress first; a
+    start that would be refused (bad players) ends nothing."""
+    table = Table()
+    table.start_game("toy", ["Ann", "Ben"])
+    running = table.game_id
+    with pytest.raises(IllegalAction, match="in progress"):
+        table.start_game("toy", ["Cy", "Dee"])
+    with pytest.raises(IllegalAction):
+        table.start_game("toy", ["Cy"], ending="a new game was started")  # too few players
+    assert table.game_id == running and not table.session.finished
+    table.start_game("toy", ["Cy", "Dee"], ending="a new game was started")
+    assert table.game_id != running and table.session.record.players == ("Cy", "Dee")
+    ended = table.store.load(running)
+    assert ended.events[-1].kind == "end_game" and ended.events[-1].reason == "a new game was started"
+
+
+def test_the_hosts_fix_of_a_chip_call_is_said_only_once_the_reveal_shows_the_call():
+    table = Table()
+    table.start_game("tregald", ["Ann", "Ben"], {"rounds": 2})
+    table.submit(Declaration(0, 2, "red"))
+    table.submit(ChipCall(1, "green"))
+    table.amend(1, ChipCall(1, "yellow"))
+    assert table.snapshot()["fixes"] == []  # before the reveal: nothing of the call, not even that it changed
+    assert "yellow" not in json.dumps(table.snapshot())
+    table.amend(0, Declaration(0, 3, "red"))
+    assert table.snapshot()["fixes"] == ["Host's fix: Ann's declaration is now count 3, face red (Val)"]
+    assert table.offer_reading(OfferedReading(["red"] * 5)) == "applied"
+    assert table.snapshot()["fixes"] == ["Host's fix: Ann's declaration is now count 3, face red (Val)",
+                                         "Host's fix: Ben's chip call is now yellow"]

@@ -22,12 +22,11 @@ def test_a_repeated_key_gets_the_first_answer_and_runs_nothing():
     assert runs == [1, 3, 4, 5]
 
 
-def test_a_refusal_is_repeated_as_it_was():
+def test_a_refusal_is_not_kept_so_the_same_tap_is_asked_again():
     once = Once()
     with pytest.raises(ValueError, match="no"):
         once.run("host", "k", lambda: (_ for _ in ()).throw(ValueError("no")))
-    with pytest.raises(ValueError, match="no"):
-        once.run("host", "k", lambda: "would have worked")
+    assert once.run("host", "k", lambda: "asked again") == "asked again"
 
 
 def test_a_repeat_that_comes_while_the_first_runs_waits_for_its_answer():
@@ -65,6 +64,18 @@ def test_a_chip_call_posted_twice_with_one_key_is_stored_once():
     again = client.post("/host/event", json={"kind": "chip_call", "seat": 1, "chip": "green"}, headers=tap)
     assert first.status_code == again.status_code == 200 and first.get_json() == again.get_json()
     assert [e for e in table.session.record.events if isinstance(e, ChipCall)] == [ChipCall(1, "green")]
-    start = {"game": "val-des", "players": ["Ann", "Ben"]}
-    assert client.post("/host/start", json=start, headers={**headers, "X-Once": "s"}).status_code == 409  # a game runs
-    assert client.post("/host/start", json=start, headers={**headers, "X-Once": "s"}).status_code == 409
+
+
+def test_a_refused_tap_tried_again_once_the_table_allows_it_goes_through():
+    """A chip call before the declaration is refused; the same tap, once Ann has declared,
+    is taken: a refusal changed nothing, so it is not remembered."""
+    app, table = make_app()
+    client = app.test_client()
+    headers = login(client)
+    client.post("/host/start", json={"game": "tregald", "players": ["Ann", "Ben"], "options": {"rounds": 1}},
+                headers=headers)
+    tap = {**headers, "X-Once": "tap-2"}
+    assert client.post("/host/event", json={"kind": "chip_call", "seat": 1, "chip": "green"}, headers=tap).status_code == 409
+    table.submit(Declaration(0, 2, "red"))
+    assert client.post("/host/event", json={"kind": "chip_call", "seat": 1, "chip": "green"}, headers=tap).status_code == 200
+    assert [e for e in table.session.record.events if isinstance(e, ChipCall)] == [ChipCall(1, "green")]

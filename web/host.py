@@ -15,7 +15,7 @@ from typing import Any, Callable
 from flask import Blueprint, Response, abort, flash, jsonify, redirect, render_template, request, session, url_for
 
 from companion.rules.gyvahrs import MAX_STAKE
-from companion.rules import BadRecord, GameRecord, get_game
+from companion.rules import BadRecord, GameRecord
 from web import actions
 from web.bounds import BadInput, check_names, check_unicode
 from web.errors import error_response, wants_json
@@ -165,11 +165,8 @@ def state():
 def start():
     data = actions.payload()
     game, players, options = actions.start_request(data)
-    running = table().session is not None and not table().session.finished
-    if data.get("end_current") in ("1", "on", True) and running:  # asked for on the start card
-        get_game(game).start(players, options)  # a start refused leaves the game in progress going
-        table().end_game("a new game was started")
-    game_id = table().start_game(game, players, options)
+    ending = "a new game was started" if data.get("end_current") in ("1", "on", True) else None  # the start card
+    game_id = table().start_game(game, players, options, ending=ending)
     return done(f"game {game_id} started", game_id=game_id)
 
 

@@ -2,9 +2,10 @@
 
 Every POST the host panel sends carries an `X-Once` key: a hash of the action and of the
 table state the panel showed when it was tapped (host.js `post`). A second request with
-the same key from the same host session gets the first one's answer, refusal included,
-and changes nothing; one that comes while the first is still running waits for it. A
-request without the key (a script, a plain form post) is taken as it comes.
+the same key from the same host session gets the first one's answer and changes nothing;
+one that comes while the first is still running waits for it. A refusal is not kept (it
+changed nothing: tried again, it is asked again, say once the camera answers). A request
+without the key (a script, a plain form post) is taken as it comes.
 """
 
 from __future__ import annotations
@@ -55,12 +56,15 @@ class Once:
                 answer.error = exc
                 raise
             finally:
+                if answer.error is not None or getattr(answer.value, "status_code", 200) >= 400:
+                    with self._lock:  # a refusal is not kept: a repeat is asked again
+                        self._answers.pop((scope, key), None)
                 answer.ready.set()
             return answer.value
         if not answer.ready.wait(WAIT):
             _still_running()
-        if answer.error is not None:
-            raise answer.error
+        if answer.error is not None or getattr(answer.value, "status_code", 200) >= 400:
+            return self.run(scope, key, action)  # the first was refused: this one is asked again
         return answer.value
 
 

@@ -98,6 +98,7 @@
       b.append(el("span", "pip-face", PIPS[n - 1]), " " + n);
     } else {
       b.textContent = v === NOT_A_DIE ? "not a die" : faceText(v);
+      if (v === "red" || v === "blue") b.classList.add(v);  // the chance cube's own colour
     }
     return b;
   }
@@ -125,9 +126,18 @@
     draw(held);
   }
 
+  /* A die set by hand (picker or its own select): the host has taken over from the row. */
+  function byHand() {
+    if (!rowWrong && !Object.keys(beforeRow).length) return;
+    rowWrong = false;
+    beforeRow = {};
+    document.getElementById("dice-row-note").hidden = true;
+  }
+
   function set(held, index, value) {
     const select = selects()[index];
     if (!select) return;
+    byHand();
     select.value = value;
     const inputs = selects();
     const after = inputs.findIndex((s, i) => i > index && s.value === "");
@@ -162,9 +172,14 @@
     return kind() === "chance" ? words.map((w) => CHANCE[w] || w) : words;
   }
 
+  /* What each slot held before the row set it: a shorter row gives it back. */
+  let beforeRow = {};
+
   function typed() {
     const input = document.getElementById("dice-row"), note = document.getElementById("dice-row-note");
     const inputs = selects(), values = parseRow(input.value), problems = [];
+    Object.entries(beforeRow).forEach(([i, v]) => { if (Number(i) >= values.length && inputs[i]) { inputs[i].value = v; delete beforeRow[i]; } });
+    values.slice(0, inputs.length).forEach((_, i) => { if (!(i in beforeRow)) beforeRow[i] = inputs[i].value; });
     if (values.length > inputs.length) problems.push(values.length + " typed, but " + inputs.length + (inputs.length === 1 ? " die is" : " dice are") + " wanted");
     values.slice(0, inputs.length).forEach((v, i) => {
       const faces = Array.from(inputs[i].options).map((o) => o.value).filter((o) => o !== "" && o !== NOT_A_DIE);
@@ -182,7 +197,7 @@
     const card = document.getElementById("held-card");
     const appeared = !!held && card.hidden;
     card.hidden = !held;
-    if (fresh) { document.getElementById("dice-row").value = ""; document.getElementById("dice-row-note").hidden = true; rowWrong = false; }
+    if (fresh) { document.getElementById("dice-row").value = ""; document.getElementById("dice-row-note").hidden = true; rowWrong = false; beforeRow = {}; }
     if (!held) { shownKey = null; shown = null; status(); return; }
     if (appeared) card.scrollIntoView({ block: "start" });  // the host finds it at once, even far down a phone
     document.getElementById("held-reason").textContent = held.reason;
@@ -205,6 +220,7 @@
 
   /* A die picked in the dice entry's own selects: the photo and the button follow. */
   function changed() {
+    byHand();
     if (shown) draw(shown); else status();
   }
 

@@ -38,8 +38,10 @@
   /* Every POST says what it is and which state of the table it was tapped on (X-Once):
      the same tap twice before the panel redraws is done once (web/once.py). */
   function onceKey(url, body) {
-    const text = typeof body === "string" ? body : [...(body || new FormData()).entries()].map(([k, v]) => k + "=" + v).join("&");
-    return hash(url + "|" + text + "|" + (view ? view.seq : ""));
+    const field = (v) => (v instanceof File ? ["file", v.name, v.size, v.lastModified].join(":") : v);
+    const text = typeof body === "string" ? body : [...(body || new FormData()).entries()].map(([k, v]) => k + "=" + field(v)).join("&");
+    // the session's secret token in the hash: the key says nothing of a chip to whoever sees it
+    return hash(csrf + "|" + url + "|" + text + "|" + (view ? view.seq : ""));
   }
 
   async function post(url, body) {
@@ -135,7 +137,8 @@
     const keep = faces.value;
     faces.replaceChildren(...faceChoices().map((f) => { const o = el("option", null, faceText(f)); o.value = f; return o; }));
     if (keep) faces.value = keep;
-    resetForTurn($("f-declaration"), ["count", "face"], String(first));
+    const declared = view.events.filter((e) => e.kind === "declaration" && e.in_force).length;
+    resetForTurn($("f-declaration"), ["count", "face"], first + ":" + declared);
     return renderDiceEntry(prompt.dice);
   }
 
@@ -279,10 +282,10 @@
   /* A mistyped declaration, bid, stake...: edit its fields in place; saved as an amend.
      Each field as the table says it: the seat by its number and name, a colour, face or
      chip from its choices, a count as a number; only a list (dice sizes) is typed. */
-  const EDITABLE = ["declaration", "bid", "stake", "colour_call", "challenge", "discard"];
+  const EDITABLE = ["declaration", "bid", "stake", "colour_call", "chip_call", "challenge", "discard"];
   const CHOICES = {
     colour: () => ["red", "blue"],
-    chip: () => ["green", "yellow"],
+    chip: (kind, v) => (v === "green" || v === "yellow" ? [] : [""]).concat(["green", "yellow"]),  // a hidden call: pick anew
     face: (kind, v) => (kind === "bid" ? [1, 2, 3, 4, 5, 6].concat(v === null ? [null] : []) : faceChoices()),
   };
   const WORDS = { seat: "Seat", count: "Count", face: "Face", quantity: "Quantity", amount: "Stake", colour: "Call",
@@ -296,7 +299,8 @@
     } else if (CHOICES[key]) {
       input = el("select");
       CHOICES[key](kind, value).forEach((c) => {
-        const o = el("option", null, c === null ? "total of the dice" : faceText(c)); o.value = c === null ? "" : c; input.append(o);
+        const o = el("option", null, c === null ? "total of the dice" : (c === "" ? "(choose)" : faceText(c)));
+        o.value = c === null ? "" : c; input.append(o);
       });
     } else if (typeof value === "number") {
       // a number's keypad on a phone; text, so a redraw keeps what was selected to type over
@@ -305,7 +309,8 @@
       input = el("input");
     }
     input.name = key;
-    input.value = value === null ? "" : (Array.isArray(value) ? value.join(", ") : String(value));
+    input.value = value === null || (key === "chip" && value !== "green" && value !== "yellow") ? ""
+      : (Array.isArray(value) ? value.join(", ") : String(value));
     label.append(input);
     return label;
   }
@@ -369,7 +374,9 @@
     const live = view.events.filter((e) => e.in_force);
     const last = live.length ? live[live.length - 1] : null;
     input.value = last ? last.index : "";
-    const what = last ? last.kind.replace(/_/g, " ") + (last.seat === undefined || last.seat === null ? "" : " for " + seatName(last.seat)) : "";
+    const fixes = last ? view.events.filter((e) => e.kind === "amend" && e.target === last.index && e.event) : [];
+    const now = fixes.length ? fixes[fixes.length - 1].event : last;  // as a fix left it (its seat too)
+    const what = now ? now.kind.replace(/_/g, " ") + (now.seat === undefined || now.seat === null ? "" : " for " + seatName(now.seat)) : "";
     $("undo-button").textContent = last ? "Undo #" + last.index + ": " + what : "Undo last action";
     $("undo-button").disabled = !last;
   }

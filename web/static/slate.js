@@ -228,8 +228,8 @@
     const sizes = [];
     for (let size = Math.max(base, floor); size > floor; size -= 4) sizes.push(Math.round(size));
     sizes.push(floor);
-    const columns = phone ? [1] : (count > 8 ? [2, 3] : (count > 4 ? [1, 2] : [1]));
-    const widths = landscape && !phone ? ["", "wide", "wider"] : [""];
+    const columns = phone ? [1] : (count > 8 ? [2, 3, 1] : (count > 4 ? [1, 2] : [1]));
+    const widths = landscape && !phone ? ["", "wide", "wider", "widest"] : [""];
     const out = [];
     for (const join of phone ? [true] : [true, false]) {
       for (const size of sizes) for (const seats of widths) for (const cols of columns) out.push({ size, seats, cols, join });
@@ -255,7 +255,8 @@
 
   /* Every card fits: the board and each card within it. */
   function pageFits() {
-    if (overflows($("board"))) return false;
+    const doc = document.documentElement;
+    if (overflows($("board")) || doc.scrollHeight > window.innerHeight || doc.scrollWidth > window.innerWidth) return false;
     return [...$("board").children].every((card) => card.hidden || !overflows(card)) && seatsWhole();
   }
 
