@@ -76,7 +76,8 @@ def _fixed(event: Event, players: tuple[str, ...]) -> str:
     what = (f"{name}'s " if name is not None else "the ") + event.kind.replace("_", " ")
     if len(fields) == 1:
         return f"{what} is now {_words(next(iter(fields.values())))}"
-    return f"{what} is now " + ", ".join(f"{k.replace('_', ' ')} {_words(v)}" for k, v in fields.items() if v is not None)
+    parts = (f"{k.replace('_', ' ')} {_words(v)}" for k, v in fields.items() if v is not None)
+    return f"{what} is now " + ", ".join(parts)
 
 
 def _words(value: Any) -> str:

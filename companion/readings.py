@@ -121,8 +121,11 @@ class HeldReading:
         faces) and names no camera pixels."""
         said = []
         if self.missing:
-            said.append(f"{_dice(self.missing)} not found: tap where {'it is' if self.missing == 1 else 'they are'}, "
-                        "or type them")
+            seen = self.reading.suspects[:self.missing] if len(self.reading.boxes + self.reading.suspects) >= 3 else ()
+            where = f" ({'one' if self.missing > 1 else 'it'} seen {self._places_of(seen)})" if len(seen) == 1 else \
+                (f" (seen {self._places_of(seen)})" if seen else "")
+            said.append(f"{_dice(self.missing)} not found{where}: "
+                        f"tap where {'it is' if self.missing == 1 else 'they are'}, or type them")
         if self.extra:
             said.append(f"{_dice(self.extra)} too many: tap each one that is not a die")
         unsure = len(self.reading.unsure)
@@ -138,11 +141,18 @@ class HeldReading:
         return text[0].upper() + text[1:]
 
     def _places(self, dice: frozenset[int]) -> str:
-        """" (top left, bottom)": where the dice lie, for up to three of them among more."""
+        """" (top left, bottom)": where the dice lie, for up to three of them among more;
+        " (marked ? on the photo)" for more."""
         boxes = self.reading.boxes
-        if len(boxes) < 3 or not dice or len(dice) > 3 or any(i >= len(boxes) for i in dice):
+        if len(boxes) < 3 or not dice or any(i >= len(boxes) for i in dice):
             return ""
-        return " (" + ", ".join(place(boxes[i], boxes + self.reading.suspects) for i in sorted(dice)) + ")"
+        if len(dice) > 3:
+            return " (marked ? on the photo)"
+        return " (" + self._places_of([boxes[i] for i in sorted(dice)]) + ")"
+
+    def _places_of(self, boxes: Sequence[Sequence[int]]) -> str:
+        """"top left, bottom": where `boxes` lie among every box the reading has."""
+        return ", ".join(place(b, self.reading.boxes + self.reading.suspects) for b in boxes)
 
     def boxes_for(self, values: Sequence[Any]) -> tuple[tuple[int, ...], ...]:
         """The held boxes for the host's fix of it: kept when the fix has as many dice; when

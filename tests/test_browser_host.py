@@ -45,7 +45,7 @@ def test_a_held_reading_with_two_dice_missing_and_one_doubtful_is_fixed_with_one
     host.wait_for_selector("#held-card:not([hidden])")
     wait_js(host, "document.getElementById('held-img').naturalWidth === 640")
     assert host.inner_text("#held-reason") == \
-        "2 dice not found: tap where they are, or type them; 1 die unclear (middle): tap it to pick its value"
+        "2 dice not found (one seen right): tap where they are, or type them; 1 die unclear (middle): tap it to pick its value"
     marks = host.locator("#held-marks .mark")
     assert marks.count() == 4  # three read, one missing where it was seen
     assert host.locator("#held-marks .mark.unsure:not(.missing)").count() == 1

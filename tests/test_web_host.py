@@ -670,7 +670,7 @@ def test_a_held_reading_names_what_to_do_in_words_and_where_each_missing_die_lie
     a_held_reading_of_three_dice(table)
     held = client.get("/host/state").get_json()["held_reading"]
     assert held["reason"] == \
-        "2 dice not found: tap where they are, or type them; 1 die unclear (middle): tap it to pick its value"
+        "2 dice not found (one seen right): tap where they are, or type them; 1 die unclear (middle): tap it to pick its value"
     assert "521" not in held["reason"]  # camera pixels mean nothing on the scaled photo
     assert [d["unsure"] for d in held["dice"]] == [False, True, False]
     assert held["missing"] == [{"box": [300, 10, 340, 50]}, {"box": None}]  # one where it was seen, one beside

@@ -236,6 +236,17 @@ def uneven_light(f: np.ndarray, rng: random.Random) -> np.ndarray:
     return f * gain[:, :, None]
 
 
+def specks(f: np.ndarray, rng: random.Random) -> np.ndarray:
+    """Impulse noise: 0.2-2% of the pixels turned black or white, as a hot or dead sensor
+    pixel, a phone's sharpening of grain, or a photo exporter's "salt and pepper" shows
+    them. Specks are no dice: a net that fires on them sends each to the face reader."""
+    g = np.random.default_rng(rng.randrange(1 << 30))
+    hit = g.random(f.shape[:2]) < rng.uniform(0.002, 0.02)
+    out = f.copy()
+    out[hit] = np.where(g.random(int(hit.sum())) < 0.5, 0, 255)[:, None]
+    return out
+
+
 def scene_pool(n: int, seed: int = 9):
     """n procedural scenes (synth_scenes.py), drawn once: drawing is slow, augmenting is not."""
     rng = random.Random(seed)
@@ -311,6 +322,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--bands", type=float, default=0.0, help="share of crops shown under mains-flicker bands")
     ap.add_argument("--shadows", type=float, default=0.0, help="share of crops shown under uneven light")
+    ap.add_argument("--specks", type=float, default=0.0, help="share of crops shown with impulse noise (specks)")
     ap.add_argument("--arch", default="standard", choices=sorted(ARCHS), help="the net (standard: the shipped one)")
     ap.add_argument("--from-onnx", help="go on training this exported CentreNet instead of starting afresh")
     ap.add_argument("--lr", type=float, default=3e-3, help="the learning rate's peak (one cycle)")
@@ -334,6 +346,7 @@ def main():
     rng = random.Random(args.seed)
     bands_rng = random.Random(args.seed + 4)  # 11 and 13 for the shipped seed, as before the option
     shadows_rng = random.Random(args.seed + 6)
+    specks_rng = random.Random(args.seed + 12)
     torch.set_num_threads(args.threads)
     if args.workers:
         parallel.one_thread()
@@ -386,6 +399,8 @@ def main():
                 a = np.clip(flicker_bands(a.astype(np.float32), bands_rng), 0, 255).astype(np.uint8)
             if shadows_rng.random() < args.shadows:  # as the bands: a stream of its own
                 a = np.clip(uneven_light(a.astype(np.float32), shadows_rng), 0, 255).astype(np.uint8)
+            if args.specks and specks_rng.random() < args.specks:  # drawn only when asked: older runs repeat
+                a = specks(a, specks_rng)
             h, sz, m = targets(c, s)
             xs.append(normalise(a)); hs.append(h); ss.append(sz); ms.append(m)
         return np.stack(xs), np.stack(hs), np.stack(ss), np.stack(ms)
