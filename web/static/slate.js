@@ -273,11 +273,21 @@
     if (photo.dataset.wanted) photo.hidden = false;
   }
 
-  /* Step a node's font size down by `step` px while `crowded()`, never under `floor`. */
+  /* The largest font size for `node`, in `step` px steps down from its own and never under
+     `floor`, at which it is no longer `crowded()` (the floor if none is): a binary search
+     (crowding only eases as text gets smaller), each try one layout of the page. */
   function stepDown(node, floor, step, crowded) {
-    for (let size = parseFloat(getComputedStyle(node).fontSize); !node.hidden && crowded() && size > floor; size -= step) {
-      node.style.fontSize = Math.max(floor, size - step) + "px";
+    if (node.hidden || !crowded()) return;
+    const size = parseFloat(getComputedStyle(node).fontSize);
+    const at = (k) => { node.style.fontSize = Math.max(floor, size - k * step) + "px"; };
+    let lo = 1, hi = Math.ceil((size - floor) / step);  // steps down; the floor at hi
+    if (hi < 1) return;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      at(mid);
+      if (crowded()) lo = mid + 1; else hi = mid;
     }
+    at(lo);
   }
 
   /* Fit the cards' contents to the room a layout leaves. The turn steps down while the
@@ -330,10 +340,13 @@
     if (!count) { if (!phone) fitCards(); return; }
     const options = layouts(count, phone, window.innerWidth > window.innerHeight);
     let fallback = null;
+    const wide = (n) => n.scrollWidth > n.clientWidth + 1;
     for (const layout of options) {
       applyLayout(layout);
       if (phone) { if (seatsWhole()) return; continue; }
       unfit();
+      // a name too wide for its seat is too wide whatever the cards do: next layout, cheaply
+      if ([...list.querySelectorAll(".player, .name, .who-line")].some(wide)) continue;
       fitCards();
       if (pageFits()) return;
       if (!fallback && seatsWhole()) fallback = layout;
