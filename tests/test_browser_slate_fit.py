@@ -193,3 +193,28 @@ def test_the_slate_fits_one_screen_and_reads_from_two_metres(page, game, roster)
         assert problems == [], f"{len(problems)} problems:\n" + "\n".join(problems)
     finally:
         server.stop()
+
+
+def test_a_line_too_long_for_the_turn_card_is_shortened_with_its_whole_text_kept(page, monkeypatch):
+    """The last resort (slate.js shorten): Val-Des lists every call in force; with twelve
+    names of 24 wide letters the list cannot fit the turn card at any size, so its last
+    words are left out with "…", and the whole line is its title (a tap shows it)."""
+    import slate_phases
+
+    monkeypatch.setattr(slate_phases, "LONGEST", tuple("M" * 22 + f"{i:02d}" for i in range(12)))
+    table = Table()
+    table.set_device_status("camera", "ok", "")
+    server = Server(create_app(table, {"host_pin": PIN, "secret_key": "test", "sse_heartbeat": 0.3}))
+    try:
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.goto(server.url + "/")
+        to_phase(table, "val-des", "held", roster="twelve-longest")
+        settled(page, table)
+        page.evaluate("new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+        whole = table.snapshot()["slate"]["current"]
+        shown = page.inner_text("#current")
+        assert shown.endswith("…") and whole.startswith(shown[:-1].strip()) and len(shown) < len(whole)
+        assert page.get_attribute("#current", "title") == whole
+        assert [p for p in page.evaluate(FIT_JS, [SMALLEST_TEXT, FULL_TABLE_NAMES]) if "#current" in p] == []
+    finally:
+        server.stop()

@@ -15,6 +15,13 @@
   let shownPhoto = null;
 
   function show(node, on) { node.hidden = !on; }
+  /* A line fit() may shorten (shorten): its whole text, and setting it afresh. */
+  const fullText = (node) => (node.dataset.full !== undefined ? node.dataset.full : node.textContent);
+  function setText(node, text) {
+    delete node.dataset.full;
+    node.removeAttribute("title");
+    node.textContent = text;
+  }
 
   function scoreText(p, scoring) {
     if (scoring === "dice") return p.dice === null ? "–" : String(p.dice);
@@ -128,7 +135,7 @@
     const dice = $("dice");
     dice.replaceChildren(...revealDice(reveal, snap.slate));
     dice.dataset.count = reveal.dice.length > 20 ? "lots" : (reveal.dice.length > 10 ? "many" : "few");
-    $("verdict").textContent = reveal.verdict;
+    setText($("verdict"), reveal.verdict);
     $("verdict").dataset.truth = /^true/i.test(reveal.verdict) ? "true" : (/^false/i.test(reveal.verdict) ? "false" : "");
     $("lines").replaceChildren(...reveal.lines.map((line) => el("li", null, line)));
     const photo = snap.photo;
@@ -175,14 +182,14 @@
     $("game-title").textContent = slate.title;
     $("stage").textContent = slate.stage;
     if ($("prompt").textContent !== slate.prompt) pulse($("prompt"));
-    if (slate.current && $("current").textContent !== slate.current) pulse($("current"));
+    if (slate.current && fullText($("current")) !== slate.current) pulse($("current"));
     $("prompt").textContent = slate.prompt;
     $("prompt").dataset.phase = snap.prompt ? snap.prompt.phase : "";
     show($("winner"), slate.finished);
     $("winner").textContent = slate.winner ? slate.winner + " wins!" : "Game over";
     show($("held"), !!snap.held && !slate.finished);
     show($("current"), !!slate.current);
-    $("current").textContent = slate.current || "";
+    setText($("current"), slate.current || "");
     show($("pot"), slate.pot !== null && slate.pot !== undefined && !slate.finished);
     $("pot").textContent = "Pot: " + slate.pot;
     const notes = slate.notes || [];
@@ -263,7 +270,11 @@
   /* Undo the last fitting of the cards' contents. */
   function unfit() {
     const photo = $("photo");
-    ["prompt", "current", "winner", "verdict"].forEach((id) => $(id).style.removeProperty("font-size"));
+    ["prompt", "current", "winner", "verdict"].forEach((id) => {
+      const node = $(id);
+      node.style.removeProperty("font-size");
+      if (node.dataset.full !== undefined) { node.textContent = node.dataset.full; delete node.dataset.full; node.removeAttribute("title"); }
+    });
     delete $("dice").dataset.compact;
     $("lines").hidden = false;
     document.querySelectorAll("#lines li.more, #history li.more").forEach((li) => li.remove());
@@ -288,6 +299,24 @@
       if (crowded()) lo = mid + 1; else hi = mid;
     }
     at(lo);
+  }
+
+  /* The last resort for a line too long for its card (twelve long names in a list of
+     calls or a verdict): the fewest words left out, from the end, to make it fit, and
+     "…" where they were; the whole line stays the element's title. A binary search. */
+  function shorten(node, crowded) {
+    if (node.hidden || !crowded()) return;
+    const full = node.dataset.full || node.textContent;
+    node.dataset.full = full;
+    node.title = full;
+    const words = full.split(" ");
+    let lo = 0, hi = words.length - 1;  // words kept: the most that fit, at least none
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      node.textContent = words.slice(0, mid).join(" ") + " …";
+      if (crowded()) hi = mid - 1; else lo = mid;
+    }
+    node.textContent = words.slice(0, lo).join(" ") + " …";
   }
 
   /* Fit the cards' contents to the room a layout leaves. The turn steps down while the
@@ -318,7 +347,9 @@
       if (low()) $("dice").dataset.compact = "";
       stepTurn(low);
       if (low() && [...lines.children].every((li) => li.hidden || li.classList.contains("more"))) lines.hidden = true;
+      shorten($("verdict"), low);
     }
+    shorten(current, top);
     if (!recent.hidden) {
       trimList($("history"), recent, "lines");
       if (overflows(recent)) recent.hidden = true;  // not even one line fits: "Before" waits
