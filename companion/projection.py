@@ -51,9 +51,11 @@ def host_fixes(session: Session) -> list[str]:
     and the one whose result is shown). A secret call is said once a reveal uncovered it,
     never before (pending_secrets)."""
     events = session.record.events
+    replaced = {e.target for e in events if isinstance(e, Amend)}
+    if not replaced:  # the common case, on every publish: no replay of the record for nothing
+        return []
     live = session.live_events()
     hidden = pending_secrets(events)
-    replaced = {e.target for e in events if isinstance(e, Amend)}
     readings = [i for i, ev in live if isinstance(ev, DiceObserved)]
     since = readings[-2] if len(readings) > 1 else -1
     players = session.record.players

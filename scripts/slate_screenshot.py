@@ -109,9 +109,9 @@ def phases(folder: Path) -> int:
 
     from companion.table import Table
     from slate_phases import GAMES, PHASES, SpikeKey, to_phase
+    from web import create_app
 
     shots = (("four", PHASES), ("twelve", ("reveal",)), ("longest", ("reveal",)))
-    from web import create_app
 
     folder.mkdir(parents=True, exist_ok=True)
     key = SpikeKey()

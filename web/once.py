@@ -28,6 +28,11 @@ class _Answer:
         self.value: Any = None
         self.error: BaseException | None = None
 
+    @property
+    def refused(self) -> bool:
+        """It raised, or answered with an error status: it changed nothing, so is not kept."""
+        return self.error is not None or getattr(self.value, "status_code", 200) >= 400
+
 
 class Once:
     """The answers of the latest keyed requests, each given once and repeated after."""
@@ -38,8 +43,8 @@ class Once:
         self._answers: OrderedDict[tuple[str, str], _Answer] = OrderedDict()
 
     def run(self, scope: str, key: str | None, action: Callable[[], Any]) -> Any:
-        """`action()`'s answer; for a key `scope` has sent before, that first answer (or
-        its exception) without running `action` again."""
+        """`action()`'s answer; for a key `scope` has sent before and that went through,
+        that first answer without running `action` again."""
         if not key or len(key) > MAX_KEY:
             return action()
         with self._lock:
@@ -56,14 +61,14 @@ class Once:
                 answer.error = exc
                 raise
             finally:
-                if answer.error is not None or getattr(answer.value, "status_code", 200) >= 400:
+                if answer.refused:
                     with self._lock:  # a refusal is not kept: a repeat is asked again
                         self._answers.pop((scope, key), None)
                 answer.ready.set()
             return answer.value
         if not answer.ready.wait(WAIT):
             _still_running()
-        if answer.error is not None or getattr(answer.value, "status_code", 200) >= 400:
+        if answer.refused:
             return self.run(scope, key, action)  # the first was refused: this one is asked again
         return answer.value
 
