@@ -172,6 +172,19 @@ def check_all_sizes(page, name: str) -> None:
     page.set_viewport_size({"width": 1280, "height": 800})
 
 
+def read_qr(image) -> str:
+    """The text of a QR code in a screenshot. OpenCV's classic detector misses about one
+    code in 200 that phones read (it failed CI on one port number), so the ArUco-based
+    detector and two other scales are tried as well; "" when none reads it."""
+    for detector in (cv2.QRCodeDetector(), cv2.QRCodeDetectorAruco()):
+        for scale in (1, 2, 0.75):
+            scaled = image if scale == 1 else cv2.resize(image, None, fx=scale, fy=scale)
+            text = detector.detectAndDecode(scaled)[0]
+            if text:
+                return text
+    return ""
+
+
 def log_in(page, url: str) -> None:
     page.goto(url + "/host")
     page.fill("input[name=pin]", PIN)
@@ -190,7 +203,7 @@ def test_a_tregald_turn_played_from_the_host_panel_shows_live_on_the_slate(brows
     assert slate.get_attribute("#devices .notice", "title") == "no GPIO: use the host panel"
     check_all_sizes(slate, "idle")
     qr = cv2.imdecode(np.frombuffer(slate.locator(".qr").screenshot(), np.uint8), cv2.IMREAD_COLOR)
-    assert cv2.QRCodeDetector().detectAndDecode(qr)[0] == server.url + "/"  # a phone opens this slate
+    assert read_qr(qr) == server.url + "/"  # a phone opens this slate
 
     host = browser.new_page(viewport={"width": 1280, "height": 900})
     log_in(host, server.url)
