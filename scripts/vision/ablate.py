@@ -1,0 +1,96 @@
+"""Read the benchmark's photos with one of the reader's rules taken out (issue 65, ruling 3:
+a rule stays only if taking it out loses on the test-only sets).
+
+    python scripts/vision/ablate.py --without surest_throw -- --split heldout --speed 0 --budget-ms 60000
+
+Everything after `--` goes to benchmarks/vision.py as it is. `--without` takes a comma-separated
+list of the names below (`--list` prints them); each replaces one step of hardware/vision
+with "do nothing" (the step's input passed on unchanged), in this process only. Run it
+unbounded (`--budget-ms 60000`) so that a rule's figures do not depend on the machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import runpy
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from hardware.vision import faces, reader  # noqa: E402
+
+
+def _cull(name: str):
+    """A cull of `_settled` that takes nothing out."""
+    def keep(kept, probs, values=None, confidences=None, *rest, **kw):
+        return (kept, probs) if name == "without_parts" else (kept, probs, values, confidences)
+    return keep
+
+
+def _take_out(name: str) -> None:
+    if name.startswith("without_"):
+        setattr(reader, name, _cull(name))
+    elif name == "harder":  # every harder look (the levels, lower cut-offs, grown, grouped; _surer too)
+        reader.HARDER = ()
+    elif name == "grown":  # the looks that grow or group candidates
+        reader.HARDER = tuple(look for look in reader.HARDER if not look.grown)
+    elif name == "merged":
+        reader.HARDER = tuple(look for look in reader.HARDER if not look.merged)
+    elif name == "surer":
+        reader._surer = lambda *a: a[9]
+    elif name == "more_cubes":
+        reader.more_cubes = lambda kept, probs, *a: (kept, probs)
+    elif name == "missed_at_size":
+        reader.missed_at_size = lambda *a: []
+    elif name == "at_throw_size":
+        reader._at_throw_size = lambda frame, kept, probs, values, confidences, *a, **kw: (kept, probs, values,
+                                                                                           confidences)
+    elif name == "read_whole":
+        reader.read_whole = lambda kept, probs, values, confidences, *a: (probs, values, confidences)
+    elif name == "surest_throw":
+        reader.surest_throw = lambda *a: None
+    elif name == "dice_inside":
+        reader.dice_inside = lambda *a, **kw: None
+    elif name == "piece_of_bigger":
+        reader.piece_of_bigger = lambda *a, **kw: None
+    elif name == "unnested":
+        reader.unnested = lambda cands, *a: cands
+    elif name == "twin":  # the face model alone, without its twin's mean
+        faces.TWIN_BELOW = 0.0
+    elif name == "second_opinion":
+        faces.settle = lambda p, q, sure=None: p
+    elif name == "agreeing_views":
+        faces.agreeing_views = lambda blob, p, sure: p
+    elif name == "second_looks":  # the unsure die's views (mirrored, turned, sized) averaged
+        faces.SECOND_LOOKS = 0
+    else:
+        raise SystemExit(f"no rule named {name!r}: see --list")
+
+
+NAMES = ("harder", "grown", "merged", "surer", "more_cubes", "missed_at_size", "at_throw_size", "read_whole",
+         "surest_throw", "dice_inside", "piece_of_bigger", "unnested", "twin", "second_opinion",
+         "agreeing_views", "second_looks", "without_parts", "without_misfits", "without_strays",
+         "without_odd_sizes", "without_smaller_doubts", "without_unsure_cubes", "without_strangers")
+
+
+def main() -> None:
+    argv = sys.argv[1:]
+    rest = argv[argv.index("--") + 1:] if "--" in argv else []
+    ours = argv[:argv.index("--")] if "--" in argv else argv
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--without", default="", help="comma-separated rules to take out")
+    ap.add_argument("--list", action="store_true", help="print the rules' names")
+    args = ap.parse_args(ours)
+    if args.list:
+        print("\n".join(NAMES))
+        return
+    for name in filter(None, args.without.split(",")):
+        _take_out(name)
+    sys.argv = [str(ROOT / "benchmarks" / "vision.py"), *rest]
+    runpy.run_path(sys.argv[0], run_name="__main__")
+
+
+if __name__ == "__main__":
+    main()
