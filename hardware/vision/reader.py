@@ -24,7 +24,7 @@ from hardware.vision.spike import NEAR_SURE, SpikeProfile, SpikeProfileError, li
 from hardware.vision.throw import (PART_DIE, SMALLER, apart, at_place, away_from, beside, left_weak,
                                    missed_at_size, more_cubes, off_table, one_size, p_die, reads_pips, sure_die,
                                    surely_read, surest_throw, unnested, without_misfits, without_odd_sizes,
-                                   without_parts, without_smaller_doubts, without_strangers, without_strays,
+                                   without_smaller_doubts, without_strangers, without_strays,
                                    without_unsure_cubes)
 from hardware.vision.values import face_level, pip_confidence, pip_value, read_values
 from hardware.vision.whole import read_whole
@@ -151,15 +151,12 @@ def _grown(frame, cands, read: dict, look: Look, second_look: float, pips: bool 
 
 def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     """A look's dice after the count's culls: (dice, face probabilities, values,
-    confidences). When more are found than the count, parts of a die, misfits, strays, things
+    confidences). When more are found than the count, misfits, strays, things
     of another size, smaller doubts, things on a chance table not surely a die without pips
     and things unlike every taught spike face go (see each);
     the values are read only when the culls need them, else None (read once, for the look
     that is taken: a spike die's match is not cheap)."""
     if expect is None or len(kept) <= expect:
-        return kept, probs, None, None
-    kept, probs = without_parts(kept, probs, expect)
-    if len(kept) <= expect:
         return kept, probs, None, None
     values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
     found = len(kept)
@@ -297,7 +294,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
 
     `expect`: how many dice the game waits for. The first look is then a quick one (the pyramid
     short of the frame's own pixels); when it finds another number, or a die unsurely, the
-    reader looks harder, in the order docs/vision.md ("How it reads") gives: every level, lower
+    reader looks harder, in the order docs/vision-rules.md gives: every level, lower
     cut-offs, candidates grown and grouped (`_surer`), cubes another level found
     (`throw.more_cubes`), a missed die at the throw's size (`throw.missed_at_size`,
     `_at_throw_size`), a die read whole (`whole.read_whole`), the surest throw
@@ -339,7 +336,7 @@ def _read(frame_bgr, dice, profile, roi, min_confidence, empty_table, occluder_f
         die_px)
     tried, budget.armed = 0, True  # harder looks run; and from now on, face reads count against the budget
     if expect is not None and len(kept) != expect:
-        # the first look to find the count (after the count's culls: parts, misfits,
+        # the first look to find the count (after the count's culls: misfits,
         # strays) is taken; when none does, the one nearest it, so the host has the most
         # to fix from
         for look in HARDER:

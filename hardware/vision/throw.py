@@ -62,20 +62,6 @@ def reads_pips(p: np.ndarray) -> bool:
     return int(np.argmax(p)) not in (NOT_A_DIE, OTHER_DIE)
 
 
-def without_parts(kept: list[Candidate], probs: np.ndarray, expect: int) -> tuple[list[Candidate], np.ndarray]:
-    """When more dice are found than are in play: those the face model doubts (under
-    PART_DIE) lying beside another die are taken for parts of it (a tilted die's front
-    face, its shadow), weakest first, if that leaves exactly the count; else nothing goes."""
-    die = [p_die(p) for p in probs]
-    parts = sorted((i for i, c in enumerate(kept)
-                    if die[i] < PART_DIE and beside(c, [d for d in kept if d is not c])), key=lambda i: die[i])
-    if len(kept) - len(parts) > expect:
-        return kept, probs
-    gone = set(parts[:len(kept) - expect])
-    keep = [i for i in range(len(kept)) if i not in gone]
-    return [kept[i] for i in keep], probs[keep]
-
-
 def surely_read(probs, confidences, min_confidence: float) -> list[int]:
     """Which dice are sure dice, read surely."""
     return [i for i in range(len(probs)) if sure_die(probs[i]) and confidences[i] >= min_confidence]

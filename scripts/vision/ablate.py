@@ -7,14 +7,22 @@ Everything after `--` goes to benchmarks/vision.py as it is. `--without` takes a
 list of the names below (`--list` prints them); each replaces one step of hardware/vision
 with "do nothing" (the step's input passed on unchanged), in this process only. Run it
 unbounded (`--budget-ms 60000`) so that a rule's figures do not depend on the machine's load.
+
+`--spy FILE` takes nothing out: it notes, for each read, which steps changed what they were
+given, so that only those reads need reading again without a step (docs/decisions.md,
+2026-12-06, thirty-seventh session, has the figures this gave).
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
+import json
 import runpy
 import sys
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -22,16 +30,14 @@ sys.path.insert(0, str(ROOT))
 from hardware.vision import faces, reader  # noqa: E402
 
 
-def _cull(name: str):
+def _keep_all(kept, probs, values, confidences, *rest, **kw):
     """A cull of `_settled` that takes nothing out."""
-    def keep(kept, probs, values=None, confidences=None, *rest, **kw):
-        return (kept, probs) if name == "without_parts" else (kept, probs, values, confidences)
-    return keep
+    return kept, probs, values, confidences
 
 
 def _take_out(name: str) -> None:
-    if name.startswith("without_"):
-        setattr(reader, name, _cull(name))
+    if name.startswith("without_") and hasattr(reader, name):
+        setattr(reader, name, _keep_all)
     elif name == "harder":  # every harder look (the levels, lower cut-offs, grown, grouped; _surer too)
         reader.HARDER = ()
     elif name == "grown":  # the looks that grow or group candidates
@@ -69,9 +75,56 @@ def _take_out(name: str) -> None:
         raise SystemExit(f"no rule named {name!r}: see --list")
 
 
+def _fired(name: str, before: tuple, after) -> bool:
+    """Whether a step changed what it was given (for --spy)."""
+    if name in ("dice_inside", "piece_of_bigger", "surest_throw"):
+        return after is not None
+    if name == "missed_at_size":
+        return bool(after)
+    if name == "more_cubes" or name.startswith("without_"):
+        return len(after[0]) != len(before[0])
+    if name == "at_throw_size":
+        return after[0] is not before[1] or after[1] is not before[2]
+    if name == "read_whole":
+        return not np.array_equal(after[0], before[1])
+    if name == "surer":
+        return after is not before[9]
+    return False
+
+
+SPIED = ("dice_inside", "piece_of_bigger", "surest_throw", "missed_at_size", "more_cubes", "at_throw_size",
+         "read_whole", "surer", "without_misfits", "without_strays", "without_odd_sizes",
+         "without_smaller_doubts", "without_unsure_cubes", "without_strangers")
+ATTRS = {"at_throw_size": "_at_throw_size", "surer": "_surer"}
+
+
+def spy(path: str) -> None:
+    """Note, for each read (in the benchmark's order: one per --details line when --speed is
+    0), which of SPIED changed what it was given; written to `path` as JSON lines at exit."""
+    fired: list[dict] = []
+    reads = [-1]
+    real_read = reader._read
+
+    def counted(*a, **kw):
+        reads[0] += 1
+        return real_read(*a, **kw)
+    reader._read = counted
+    for name in SPIED:
+        attr = ATTRS.get(name, name)
+        real = getattr(reader, attr)
+
+        def watched(*a, _real=real, _name=name, **kw):
+            out = _real(*a, **kw)
+            if _fired(_name, a, out):
+                fired.append({"read": reads[0], "rule": _name})
+            return out
+        setattr(reader, attr, watched)
+    atexit.register(lambda: Path(path).write_text("".join(json.dumps(f) + "\n" for f in fired)))
+
+
 NAMES = ("harder", "grown", "merged", "surer", "more_cubes", "missed_at_size", "at_throw_size", "read_whole",
          "surest_throw", "dice_inside", "piece_of_bigger", "unnested", "twin", "second_opinion",
-         "agreeing_views", "second_looks", "without_parts", "without_misfits", "without_strays",
+         "agreeing_views", "second_looks", "without_misfits", "without_strays",
          "without_odd_sizes", "without_smaller_doubts", "without_unsure_cubes", "without_strangers")
 
 
@@ -82,10 +135,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--without", default="", help="comma-separated rules to take out")
     ap.add_argument("--list", action="store_true", help="print the rules' names")
+    ap.add_argument("--spy", metavar="FILE", help="note which rules change each read (JSON lines), taking none out")
     args = ap.parse_args(ours)
     if args.list:
         print("\n".join(NAMES))
         return
+    if args.spy:
+        spy(args.spy)
     for name in filter(None, args.without.split(",")):
         _take_out(name)
     sys.argv = [str(ROOT / "benchmarks" / "vision.py"), *rest]
