@@ -9,8 +9,9 @@ with "do nothing" (the step's input passed on unchanged), in this process only. 
 unbounded (`--budget-ms 60000`) so that a rule's figures do not depend on the machine's load.
 
 `--spy FILE` takes nothing out: it notes, for each read, which steps changed what they were
-given, so that only those reads need reading again without a step (docs/decisions.md,
-2026-12-06, thirty-seventh session, has the figures this gave).
+given, so that only those reads need reading again without a step: `--reread
+DETAILS:SPY --without STEP` (docs/decisions.md, 2026-12-06, thirty-seventh session, has
+the figures this gave).
 """
 
 from __future__ import annotations
@@ -128,6 +129,43 @@ NAMES = ("harder", "grown", "merged", "surer", "more_cubes", "missed_at_size", "
          "without_odd_sizes", "without_smaller_doubts", "without_unsure_cubes", "without_strangers")
 
 
+def reread(pairs: list[str], steps: set[str]) -> None:
+    """Read again, with the --without steps taken out, each read that a spy run saw one of
+    them change. `pairs`: DETAILS.jsonl:SPY.jsonl, the --details and --spy files of one
+    run (same order). Prints each read whose outcome changes, then the counts of
+    (before, after) outcomes: right, held, silent. Read unbounded."""
+    import importlib.util
+    from collections import Counter
+
+    import cv2
+    spec = importlib.util.spec_from_file_location("benchmark", ROOT / "benchmarks" / "vision.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    profiles: dict = {}
+    counts: Counter = Counter()
+    for pair in pairs:
+        details_path, spy_path = pair.split(":")
+        details = [json.loads(line) for line in Path(details_path).read_text().splitlines()]
+        fired = {f["read"] for line in Path(spy_path).read_text().splitlines()
+                 if (f := json.loads(line))["rule"] in steps}
+        for d in (details[i] for i in sorted(fired) if i < len(details)):
+            picture, _ = bench.shifted(cv2.imread(d["image"]), [], d["shift"] or "")
+            root = Path(d["image"]).parents[1]
+            if d["kind"] == "spike-A" and root not in profiles:
+                profiles[root] = bench.teach_profile(json.loads((root / "manifest.json").read_text()), root)
+            reading = bench.read_dice(picture, bench.MODE[d["kind"]], profile=profiles.get(root),
+                                      min_confidence=bench.DEFAULT_MIN_CONFIDENCE, expect=len(d["truth"]),
+                                      budget_ms=60000)
+            values = [die["value"] for die in reading.to_json()["dice"]]
+            after = ("held" if reading.flagged else
+                     "right" if Counter(values) == Counter(d["truth"]) else "silent")
+            before = "held" if d["flagged"] else "right" if d["exact"] else "silent"
+            counts[(before, after)] += 1
+            if before != after:
+                print(f"{d['image']} {d['shift'] or 'plain'}: {before} -> {after}", flush=True)
+    print(", ".join(f"{b} -> {a}: {n}" for (b, a), n in sorted(counts.items())) or "no read to read again")
+
+
 def main() -> None:
     argv = sys.argv[1:]
     rest = argv[argv.index("--") + 1:] if "--" in argv else []
@@ -136,6 +174,9 @@ def main() -> None:
     ap.add_argument("--without", default="", help="comma-separated rules to take out")
     ap.add_argument("--list", action="store_true", help="print the rules' names")
     ap.add_argument("--spy", metavar="FILE", help="note which rules change each read (JSON lines), taking none out")
+    ap.add_argument("--reread", metavar="DETAILS:SPY", action="append", default=[],
+                    help="instead of a benchmark run: read again, without the --without steps, the reads a "
+                         "--spy run saw them change (its --details and --spy files)")
     args = ap.parse_args(ours)
     if args.list:
         print("\n".join(NAMES))
@@ -144,6 +185,9 @@ def main() -> None:
         spy(args.spy)
     for name in filter(None, args.without.split(",")):
         _take_out(name)
+    if args.reread:
+        reread(args.reread, set(filter(None, args.without.split(","))))
+        return
     sys.argv = [str(ROOT / "benchmarks" / "vision.py"), *rest]
     runpy.run_path(sys.argv[0], run_name="__main__")
 
