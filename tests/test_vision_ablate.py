@@ -52,6 +52,7 @@ def test_reread_reads_again_only_what_the_spy_saw_a_step_change(ablate, tmp_path
     line = {"image": image, "kind": "pip", "shift": None, "truth": [5, 5], "flagged": False, "exact": True}
     details, spy = tmp_path / "details.jsonl", tmp_path / "spy.jsonl"
     details.write_text(json.dumps({**line, "image": "/nowhere.jpg"}) + "\n" + json.dumps(line) + "\n")
-    spy.write_text(json.dumps({"read": 1, "rule": "surest_throw"}) + "\n" + json.dumps({"read": 0, "rule": "read_whole"}))
+    spy.write_text(json.dumps({"read": 1, "rule": "surest_throw"}) + "\n"
+                   + json.dumps({"read": 0, "rule": "read_whole"}))
     ablate.reread([f"{details}:{spy}"], {"surest_throw"})
     assert capsys.readouterr().out.strip() == "right -> right: 1"
