@@ -100,3 +100,30 @@ def test_no_budget_outlives_its_read_even_one_that_raised(monkeypatch):
     monkeypatch.setattr(reader, "_look_again", real)
     found, _, _ = reader.find_dice(frame)  # all of its candidates read, none cut
     assert len(found) == 2
+
+
+def test_a_chunk_that_would_end_past_the_deadline_is_not_started():
+    """The first look's faces took 0.1 s a candidate: at 0.5 s of a 1 s budget, a chunk of
+    CHUNK candidates (CHUNK x 0.1 s) would end far past it, so none is read; a read that
+    fast enough to fit is."""
+    from types import SimpleNamespace
+
+    from hardware.vision.budget import CHUNK, in_turn
+
+    now = [0.0]
+    budget = LookBudget(1.0, clock=lambda: now[0])
+    try:
+        def slow(some):
+            now[0] += 0.1 * len(some)
+            return ["read"] * len(some)
+
+        assert [p for _, p in in_turn([SimpleNamespace(score=1.0)] * 5, slow, "unread")] == ["read"] * 5
+        assert now[0] == 0.5 and budget.per_read == 0.1
+        budget.armed = True
+        cands = [SimpleNamespace(score=s / 1000) for s in range(CHUNK)]
+        assert [p for _, p in in_turn(cands, slow, "unread")] == ["unread"] * CHUNK
+        assert budget.cut and now[0] == 0.5
+        budget.cut, budget.per_read = False, 0.001  # 48 ms for the chunk: it fits
+        assert [p for _, p in in_turn(cands, slow, "unread")] == ["read"] * CHUNK
+    finally:
+        budget.close()

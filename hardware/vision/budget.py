@@ -28,12 +28,13 @@ class LookBudget:
         self._deadline = None if seconds is None else clock() + seconds
         self.cut = False  # a harder look was not made for time
         self.armed = False  # the first look is made: face reads now count against the budget
+        self.per_read = 0.0  # seconds a candidate's face read took in this read's last chunk (in_turn)
         _CURRENT.set(self)  # the newest read's budget replaces any an earlier read left
 
-    def allows(self) -> bool:
-        """Whether a harder look may start now. Ask only when the look is wanted: a no
-        marks the reading as cut short."""
-        if self._deadline is None or self._clock() < self._deadline:
+    def allows(self, needs: float = 0.0) -> bool:
+        """Whether a harder look may start now, and end `needs` seconds later before the
+        deadline. Ask only when the look is wanted: a no marks the reading as cut short."""
+        if self._deadline is None or self._clock() + needs < self._deadline:
             return True
         self.cut = True
         return False
@@ -70,16 +71,29 @@ CHUNK = 48
 
 def in_turn(cands: Sequence, read: Callable[[Sequence], Sequence], unread) -> list[tuple]:
     """(candidate, probabilities) for each of `cands`, read by `read`. In a harder look
-    (`in_force`), the surest (highest `score`) first, CHUNK at a time while the budget
-    lasts; those left get `unread` (read as no die: the reading is held anyway)."""
-    budget = in_force()
-    if budget is None or not cands:
+    (the read's budget armed), the surest (highest `score`) first, CHUNK at a time while the budget
+    lasts; those left get `unread` (read as no die: the reading is held anyway). A chunk
+    starts only when, read as fast as the read's last one was (the first look's included),
+    it would end before the deadline: a chunk of a speckled table's candidates takes
+    about a quarter of a second, so one started just before the deadline ran that far past."""
+    budget = _CURRENT.get()
+    if budget is None or budget.seconds is None or not cands:
         return list(zip(cands, read(cands)))
+    if not budget.armed:  # the first look: read whole, timed for the chunks after it
+        return list(zip(cands, _timed_read(budget, cands, read)))
     order = sorted(cands, key=lambda c: -c.score)
     out: list[tuple] = []
     for i in range(0, len(order), CHUNK):
-        if not budget.allows():
-            return out + [(c, unread) for c in order[i:]]
         some = order[i:i + CHUNK]
-        out += zip(some, read(some))
+        if not budget.allows(budget.per_read * len(some)):
+            return out + [(c, unread) for c in order[i:]]
+        out += zip(some, _timed_read(budget, some, read))
     return out
+
+
+def _timed_read(budget: LookBudget, cands: Sequence, read: Callable[[Sequence], Sequence]) -> Sequence:
+    """`read(cands)`, noting on the budget how long it took a candidate."""
+    t0 = budget._clock()
+    got = read(cands)
+    budget.per_read = (budget._clock() - t0) / len(cands)
+    return got

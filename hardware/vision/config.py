@@ -9,7 +9,7 @@ from typing import Any, Mapping
 DICE_KINDS = ("pips", "chance", "spike")
 MAX_STILL_FRAMES = 16  # more is memory (4 MB a 1280x960 frame) and time for little more quiet
 MIN_DIE_SIZE, MAX_DIE_SIZE = 6, 4000  # pixels: a die's side in any camera's picture
-READ_BUDGET_MS = 700.0  # a read's harder looks stop past this (docs/decisions.md, 2026-12-06)
+READ_BUDGET_MS = 900.0  # a read's harder looks stop before this (docs/decisions.md, 2026-12-06)
 MAX_READ_BUDGET_MS = 60_000.0
 
 
