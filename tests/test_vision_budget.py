@@ -83,7 +83,7 @@ def test_no_budget_outlives_its_read_even_one_that_raised(monkeypatch):
     """A face read after a read (spike teaching, another read's first look) is never cut by
     an earlier read's spent budget."""
     from hardware.vision import reader
-    from hardware.vision.budget import in_force
+    from hardware.vision.budget import current
 
     frame = cv2.imread(str(PHOTO))
     real = reader._look_again
@@ -96,7 +96,7 @@ def test_no_budget_outlives_its_read_even_one_that_raised(monkeypatch):
     monkeypatch.setattr(reader, "_look_again", first_then_fail)
     with pytest.raises(RuntimeError):
         read_dice(frame, "pips", expect=3, budget_ms=60000)  # a harder look raises, the budget armed
-    assert in_force() is None
+    assert current() is None
     monkeypatch.setattr(reader, "_look_again", real)
     found, _, _ = reader.find_dice(frame)  # all of its candidates read, none cut
     assert len(found) == 2

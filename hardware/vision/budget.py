@@ -39,6 +39,13 @@ class LookBudget:
         self.cut = True
         return False
 
+    def timed(self, read: Callable[[Sequence], Sequence], cands: Sequence) -> Sequence:
+        """`read(cands)`, noting how long it took a candidate (`per_read`)."""
+        t0 = self._clock()
+        got = read(cands)
+        self.per_read = (self._clock() - t0) / len(cands)
+        return got
+
     def close(self) -> None:
         """The read is over, however it ended: no face read counts against this budget."""
         self.armed = False
@@ -59,10 +66,10 @@ class LookBudget:
                 "([vision] read_budget_ms): please check")
 
 
-def in_force() -> LookBudget | None:
-    """The budget of the read under way, once its first look is made; else None."""
+def current() -> LookBudget | None:
+    """The budget of the read under way, when it has a limit; else None."""
     budget = _CURRENT.get()
-    return budget if budget is not None and budget.armed and budget.seconds is not None else None
+    return budget if budget is not None and budget.seconds is not None else None
 
 
 #: Candidates whose faces are read between two looks at the clock.
@@ -76,24 +83,16 @@ def in_turn(cands: Sequence, read: Callable[[Sequence], Sequence], unread) -> li
     starts only when, read as fast as the read's last one was (the first look's included),
     it would end before the deadline: a chunk of a speckled table's candidates takes
     about a quarter of a second, so one started just before the deadline ran that far past."""
-    budget = _CURRENT.get()
-    if budget is None or budget.seconds is None or not cands:
+    budget = current()
+    if budget is None or not cands:
         return list(zip(cands, read(cands)))
     if not budget.armed:  # the first look: read whole, timed for the chunks after it
-        return list(zip(cands, _timed_read(budget, cands, read)))
+        return list(zip(cands, budget.timed(read, cands)))
     order = sorted(cands, key=lambda c: -c.score)
     out: list[tuple] = []
     for i in range(0, len(order), CHUNK):
         some = order[i:i + CHUNK]
         if not budget.allows(budget.per_read * len(some)):
             return out + [(c, unread) for c in order[i:]]
-        out += zip(some, _timed_read(budget, some, read))
+        out += zip(some, budget.timed(read, some))
     return out
-
-
-def _timed_read(budget: LookBudget, cands: Sequence, read: Callable[[Sequence], Sequence]) -> Sequence:
-    """`read(cands)`, noting on the budget how long it took a candidate."""
-    t0 = budget._clock()
-    got = read(cands)
-    budget.per_read = (budget._clock() - t0) / len(cands)
-    return got
