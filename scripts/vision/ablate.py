@@ -129,6 +129,11 @@ NAMES = ("harder", "grown", "merged", "surer", "more_cubes", "missed_at_size", "
          "without_odd_sizes", "without_smaller_doubts", "without_unsure_cubes", "without_strangers")
 
 
+def _outcome(flagged: bool, exact: bool) -> str:
+    """A read as the benchmark scores it: held, else right or silent."""
+    return "held" if flagged else "right" if exact else "silent"
+
+
 def reread(pairs: list[str], steps: set[str]) -> None:
     """Read again, with the --without steps taken out, each read that a spy run saw one of
     them change. `pairs`: DETAILS.jsonl:SPY.jsonl, the --details and --spy files of one
@@ -157,9 +162,8 @@ def reread(pairs: list[str], steps: set[str]) -> None:
                                       min_confidence=bench.DEFAULT_MIN_CONFIDENCE, expect=len(d["truth"]),
                                       budget_ms=60000)
             values = [die["value"] for die in reading.to_json()["dice"]]
-            after = ("held" if reading.flagged else
-                     "right" if Counter(values) == Counter(d["truth"]) else "silent")
-            before = "held" if d["flagged"] else "right" if d["exact"] else "silent"
+            before = _outcome(d["flagged"], d["exact"])
+            after = _outcome(reading.flagged, Counter(values) == Counter(d["truth"]))
             counts[(before, after)] += 1
             if before != after:
                 print(f"{d['image']} {d['shift'] or 'plain'}: {before} -> {after}", flush=True)
@@ -183,10 +187,11 @@ def main() -> None:
         return
     if args.spy:
         spy(args.spy)
-    for name in filter(None, args.without.split(",")):
+    steps = set(filter(None, args.without.split(",")))
+    for name in steps:
         _take_out(name)
     if args.reread:
-        reread(args.reread, set(filter(None, args.without.split(","))))
+        reread(args.reread, steps)
         return
     sys.argv = [str(ROOT / "benchmarks" / "vision.py"), *rest]
     runpy.run_path(sys.argv[0], run_name="__main__")
