@@ -91,15 +91,15 @@ class Table:
         """A new game; `ending`: end the one in progress first, with this reason (a start
         that would be refused ends nothing)."""
         with self._lock:
-            if self._session is not None and not self._session.finished:
-                if ending is None:
-                    raise IllegalAction("one game at a time", "a game is in progress; end it before starting another")
-                Session.new(game, players, options)
-                self._commit(lambda session: session.ended(ending))
+            running = self._session is not None and not self._session.finished
+            if running and ending is None:
+                raise IllegalAction("one game at a time", "a game is in progress; end it before starting another")
+            meta = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))}
+            session = Session.new(game, players, options, meta)  # refused here: nothing is ended
+            if running:
+                self._commit(lambda current: current.ended(ending))
             if self._health.end_unsaved:  # one more try; else a restart stores it (see resume)
                 self._file_end()
-            meta = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self._clock()))}
-            session = Session.new(game, players, options, meta)
             with self._health.writing(self._publish, self._game_id):
                 game_id = self.store.create(session.record)
             self._session, self._game_id = session, game_id
