@@ -314,3 +314,19 @@ def test_a_cube_another_level_found_joins_the_throw_it_was_missing_from():
 ])
 def test_only_a_sure_cube_of_the_throw_s_size_apart_from_the_dice_joins(found, read):
     assert _missed(found, **({"read": read} if read else {})) == CUBES
+
+
+def test_a_lone_die_read_surely_that_is_surely_the_other_colour_relit_is_held():
+    # a slate-blue face under a strong warm lamp reads red surely alone, and one die
+    # gives no throw to set it against; relit (the grained table's edges tell the light)
+    # it is surely blue: neither reading is trusted, the die is held
+    strong_warm = np.array([0.65, 0.95, 1.35], np.float32)
+    frame, dice = cast_throw(grain_table(), [(150, 115, 100)], cast=strong_warm)
+    assert red_or_blue(frame, dice[0]) == ("red", 1.0)
+    (value, confidence), = throw_colours(frame, dice)
+    assert value == "red" and confidence <= 0.5
+
+
+def test_a_sure_throw_the_light_taken_out_agrees_with_stays_sure():
+    frame, dice = cast_throw(grain_table(), [(40, 40, 200), (200, 90, 60)], cast=np.ones(3, np.float32))
+    assert throw_colours(frame, dice) == [("red", 1.0), ("blue", 1.0)]

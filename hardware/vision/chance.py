@@ -17,8 +17,9 @@ the box's size.
 The camera's white balance is trusted first (the Pi camera's is locked after warm-up).
 What a cast does is read from the throw (throw_colours): the dice of one throw lie under
 one light, so a cast moves all of their colours one way, and a throw of both colours
-still splits into two groups. When a die is still unsure, the throw is read once more
-with the light's colour estimated from the picture's edges and taken out (light_gains).
+still splits into two groups. The throw is also read with the light's colour estimated
+from the picture's edges and taken out (light_gains): that settles a die still unsure,
+and holds a die read surely that is then surely the other colour.
 """
 
 from __future__ import annotations
@@ -196,21 +197,24 @@ def light_gains(frame: np.ndarray, dice: Sequence[Candidate] = ()) -> np.ndarray
 def throw_colours(frame: np.ndarray, dice: Sequence[Candidate], min_confidence: float = 0.8) -> list[tuple[str, float]]:
     """Each die's (colour, confidence), the throw read together (see _throw).
 
-    When a die is unsure, the throw is read again with the light's colour taken out
-    (light_gains): under a tungsten lamp a blue face turns grey, and relit it is blue
-    again. A die unsure at first takes its relit reading when that is sure. Relighting
-    misleads too (a muted blue on green felt), so it may settle a throw but never gives a
-    die another colour than a sure first reading did: once it has settled a die, every die
-    read surely at first must also be read surely and alike relit, or it keeps its colour
-    at a confidence of at most 0.5 (a blue die whose box leans onto its red side face
-    reads red surely at first, and relit its blue top votes too: the reading is held)."""
+    The throw is also read with the light's colour taken out (light_gains): under a
+    tungsten lamp a blue face turns grey, and relit it is blue again. A die unsure at
+    first takes its relit reading when that is sure. Relighting misleads too (a muted blue
+    on green felt), so it may settle a throw but never gives a die another colour than a
+    sure first reading did: once it has settled a die, every die read surely at first must
+    also be read surely and alike relit, or it keeps its colour at a confidence of at most
+    0.5 (a blue die whose box leans onto its red side face reads red surely at first, and
+    relit its blue top votes too: the reading is held). A throw read surely at first is
+    held the same way where a die is surely the other colour relit (a lone blue face
+    greyed by a warm lamp reads red surely: nothing else in the throw tells the cast)."""
     first = _throw(frame, dice, min_confidence)
-    if all(conf >= min_confidence for _, conf in first):
-        return first
     gains = light_gains(frame, dice)
     if gains is None:
         return first
     relit = _throw(frame, dice, min_confidence, gains)
+    if all(conf >= min_confidence for _, conf in first):
+        return [(v, min(conf, 0.5)) if v2 != v and conf2 >= min_confidence else (v, conf)
+                for (v, conf), (v2, conf2) in zip(first, relit)]
     if not any(conf < min_confidence <= again for (_, conf), (_, again) in zip(first, relit)):
         return first
     out = []
