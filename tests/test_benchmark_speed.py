@@ -1,0 +1,35 @@
+"""benchmarks/vision.py's speed summary: issue 65's three time bars, each with its interval."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    sys.path.insert(0, str(ROOT / "scripts" / "vision"))
+    spec = importlib.util.spec_from_file_location("bench_vision", ROOT / "benchmarks" / "vision.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_bar_is_judged_on_its_own_figure(bench):
+    times = [50.0] * 90 + [900.0] * 10  # a fast median, a slow tail
+    rows = {what: (value, lo, hi, limit, met) for what, value, lo, hi, limit, met in bench.speed_summary(times)}
+    assert rows["median"][0] == 50.0 and rows["median"][4]
+    assert rows["p95"][0] == 900.0 and not rows["p95"][4]  # 400 ms bar
+    assert rows["slowest"][0] == 900.0 and rows["slowest"][4]  # 1.5 s bar
+    for value, lo, hi, _, _ in rows.values():
+        assert lo <= value <= hi
+
+
+def test_a_slowest_read_past_its_bar_is_not_met(bench):
+    rows = {what: met for what, _, _, _, _, met in bench.speed_summary([20.0] * 99 + [1600.0])}
+    assert rows == {"median": True, "p95": True, "slowest": False}
