@@ -33,3 +33,14 @@ def test_each_bar_is_judged_on_its_own_figure(bench):
 def test_a_slowest_read_past_its_bar_is_not_met(bench):
     rows = {what: met for what, _, _, _, _, met in bench.speed_summary([20.0] * 99 + [1600.0])}
     assert rows == {"median": True, "p95": True, "slowest": False}
+
+
+def test_timed_frames_keep_their_shape(bench):
+    import numpy as np
+
+    square = np.zeros((640, 640, 3), np.uint8)
+    big, boxes = bench.at_speed_size(square, [[100, 200, 150, 250, 4]])
+    assert big.shape == (1280, 1280, 3)  # not stretched to 1280x960: a die stays square
+    assert boxes == [[200.0, 400.0, 300.0, 500.0, 4]]
+    wide, _ = bench.at_speed_size(np.zeros((240, 320, 3), np.uint8), [])
+    assert wide.shape == (960, 1280, 3)
