@@ -422,7 +422,11 @@ def main() -> int:
                 reading = read_dice(big, MODE[kind], profile=profile, timings=stages, expect=expect,
                                     memory=memories["timed"] if args.evening else None, budget_ms=args.budget_ms)
                 speed_total.append((time.perf_counter() - t0) * 1000)
-                score(timed_reads[set_name + ("*" if test_only else "")], reading, big_boxes, min_confidence)
+                line = score(timed_reads[set_name + ("*" if test_only else "")], reading, big_boxes, min_confidence)
+                if details:  # the timed read's own line: its time, and where it went
+                    details.write(json.dumps({"image": str(root / e["image"]), "kind": kind, "timed": big.shape[:2],
+                                              "ms": round(speed_total[-1], 1), **line,
+                                              "stages": {k: round(v, 1) for k, v in stages.items()}}) + "\n")
                 speed_by_kind[MODE[kind]].append(speed_total[-1])
                 speed_by_set[set_name + ("*" if test_only else "")].append(speed_total[-1])
                 for k, v in stages.items():

@@ -15,7 +15,7 @@ import pytest
 
 from hardware.vision import read_dice
 from hardware.vision.config import VisionConfig, VisionConfigError
-from hardware.vision.detect import (LEVEL_BAND, LEVEL_STEP, LEVEL_TARGET, WORK_SIDE, Candidate, distinct,
+from hardware.vision.detect import (LEVEL_BAND, LEVEL_STEP, LEVEL_TARGET, WORK_SIDE, Candidate, distinct, has_halfway,
                                     level_scales, whole_of_groups)
 from hardware.vision.teaching import spike_lesson
 
@@ -33,6 +33,18 @@ def test_without_a_die_size_the_levels_span_a_quarter_to_the_whole_working_size(
     base = WORK_SIDE / 1280
     assert scales == pytest.approx((base, base / 2, base / 4))
     assert level_scales(1280, finest=True)[0] == 1.0  # the frame's own pixels, for dice of a dozen pixels
+
+
+def test_a_halfway_look_stops_short_of_the_frames_own_pixels():
+    every = level_scales(1280, finest=True)
+    halfway = level_scales(1280, finest=True, halfway=True)
+    assert 1.0 in every and 1.0 not in halfway  # the costliest level is left for the next look
+    assert set(halfway) < set(every) and len(halfway) > len(level_scales(1280))
+    assert has_halfway(np.zeros((960, 1280, 3), np.uint8))
+    # up to three times the working size there is no level between: the look is not made
+    assert level_scales(640, finest=True, halfway=True) == level_scales(640)
+    assert not has_halfway(np.zeros((640, 640, 3), np.uint8))
+    assert not has_halfway(np.zeros((960, 1280, 3), np.uint8), roi=(0, 0, 600, 500))
 
 
 def test_a_level_never_enlarges_a_frame_beyond_the_working_size():

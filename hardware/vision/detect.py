@@ -110,19 +110,39 @@ def _peaks(small: np.ndarray, shape: tuple[int, ...], x0: float, y0: float, min_
     heat = 1.0 / (1.0 + np.exp(-out[0]))
     peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat > min_score)
     found = []
-    gh, gw = heat.shape
-    for gy, gx in zip(*np.nonzero(peaks)):
-        ya, yb, xa, xb = max(0, gy - 1), min(gh, gy + 2), max(0, gx - 1), min(gw, gx + 2)
-        patch = heat[ya:yb, xa:xb]
-        yy, xx = np.mgrid[ya:yb, xa:xb]
-        fx = (xx * patch).sum() / patch.sum()
-        fy = (yy * patch).sum() / patch.sum()
+    gys, gxs = np.nonzero(peaks)
+    fxs, fys = _centroids(heat, gys, gxs)
+    sizes = np.exp(out[1][gys, gxs])
+    for gy, gx, fx, fy, size in zip(gys, gxs, fxs, fys, sizes):
         px, py = (fx + 0.5) * STRIDE - pad, (fy + 0.5) * STRIDE - pad
         if not (0 <= px < nw and 0 <= py < nh):
             continue  # on the border, not in the picture
-        size = float(np.exp(out[1, gy, gx]))
-        found.append(Candidate(px / sx + x0, py / sy + y0, size / ((sx + sy) / 2), float(heat[gy, gx])))
+        found.append(Candidate(px / sx + x0, py / sy + y0, float(size) / ((sx + sy) / 2), float(heat[gy, gx])))
     return found
+
+
+_AROUND = np.mgrid[-1:2, -1:2].reshape(2, 1, 9)  # a cell's 3x3 neighbourhood, row by row
+
+
+def _centroids(heat: np.ndarray, gys: np.ndarray, gxs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each peak's centre: the heat-weighted mean of its 3x3 neighbourhood (cut at the
+    heatmap's edges), in heatmap cells. All inner peaks at once, the few on an edge one by
+    one (a speckled frame's finest level has a thousand peaks)."""
+    gh, gw = heat.shape
+    fx, fy = np.empty(len(gys)), np.empty(len(gys))
+    inner = (gys > 0) & (gys < gh - 1) & (gxs > 0) & (gxs < gw - 1)
+    yy, xx = gys[inner, None] + _AROUND[0], gxs[inner, None] + _AROUND[1]
+    patch = heat[yy, xx]
+    fx[inner] = (xx * patch).sum(1) / patch.sum(1)
+    fy[inner] = (yy * patch).sum(1) / patch.sum(1)
+    for i in np.flatnonzero(~inner):
+        gy, gx = gys[i], gxs[i]
+        ya, yb, xa, xb = max(0, gy - 1), min(gh, gy + 2), max(0, gx - 1), min(gw, gx + 2)
+        patch = heat[ya:yb, xa:xb]
+        yy, xx = np.mgrid[ya:yb, xa:xb]
+        fx[i] = (xx * patch).sum() / patch.sum()
+        fy[i] = (yy * patch).sum() / patch.sum()
+    return fx, fy
 
 
 # Die sizes, in a level's pixels, that the centre model finds well (it was trained on 9-48):
@@ -137,7 +157,8 @@ NESTED = 1.6  # a candidate this much bigger than one inside it holds it (a pip,
 GROUP_NEAR = 0.75  # candidates whose centres lie nearer than this times their sizes added are one group
 
 
-def level_scales(long_side: int, die_px: float | None = None, finest: bool = False) -> tuple[float, ...]:
+def level_scales(long_side: int, die_px: float | None = None, finest: bool = False,
+                 halfway: bool = False) -> tuple[float, ...]:
     """The pyramid's levels, as scales of the frame (or ROI), biggest first.
 
     The centre model finds dice of about LEVEL_BAND pixels of its input; levels a factor of
@@ -145,7 +166,9 @@ def level_scales(long_side: int, die_px: float | None = None, finest: bool = Fal
     the working size (WORK_SIDE on the long side), a half and a quarter of it: dice from
     LEVEL_BAND[0] working pixels (about 40 px of a 1280x960 frame) up to half the picture.
     `finest` adds the frame's own pixels (dice down to about a dozen pixels), and levels
-    between them and the working size, which a look that must try harder pays for.
+    between them and the working size, which a look that must try harder pays for;
+    `halfway` those between levels only, short of the frame's own pixels (the costliest
+    level: a 1280x960 frame's is ten times the working view).
     With the die size known (`die_px`, frame pixels), one level puts it at LEVEL_TARGET."""
     base = WORK_SIDE / long_side
     top = max(1.0, base)  # never enlarge a frame, but read a small one at the working size
@@ -154,13 +177,20 @@ def level_scales(long_side: int, die_px: float | None = None, finest: bool = Fal
     scales = {min(top, base * f) for f in (1.0, 0.5, 0.25)}
     if finest and top > base:
         steps = math.ceil(math.log(top / base) / math.log(LEVEL_STEP) - 1e-9)
-        scales.update(base * (top / base) ** (k / steps) for k in range(1, steps + 1))
+        scales.update(base * (top / base) ** (k / steps) for k in range(1, steps + (0 if halfway else 1)))
     return tuple(sorted((s for s in scales if long_side * s >= MIN_LEVEL_SIDE), reverse=True))
+
+
+def has_halfway(frame: np.ndarray, roi: tuple[int, int, int, int] | None = None) -> bool:
+    """Whether the frame (or ROI) has levels between the working view and its own pixels
+    (over three times the working size): else a halfway look would look as the first did."""
+    h, w = region_of(frame, roi)[0].shape[:2]
+    return level_scales(max(h, w), finest=True, halfway=True) != level_scales(max(h, w))
 
 
 def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = None,
                     min_score: float = 0.2, die_px: float | None = None, finest: bool = False,
-                    levels: dict | None = None) -> list[Candidate]:
+                    levels: dict | None = None, halfway: bool = False) -> list[Candidate]:
     """Die candidates in full-frame pixels, from a pyramid of the frame (or ROI).
 
     Each level keeps the candidates whose size is in the model's band at that level (the
@@ -168,10 +198,11 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
     finds; with `finest` it keeps its whole band). Of two candidates for one die (found
     at two levels), the surer stays; one much smaller inside another is left for the
     reader to judge (`inside`). `levels`: a dict kept between looks at one frame, so a
-    level already run is not run again."""
+    level already run is not run again. `halfway`: with `finest`, short of the frame's
+    own pixels (`level_scales`)."""
     frame, x0, y0 = region_of(frame, roi)
     h, w = frame.shape[:2]
-    scales = level_scales(max(h, w), die_px, finest)
+    scales = level_scales(max(h, w), die_px, finest, halfway)
     base = WORK_SIDE / max(h, w)
     working = level_view(frame, base)  # the working view: its colours standardise every level
     stats = cv2.meanStdDev(working)
@@ -225,11 +256,10 @@ def whole_of_groups(cands: Sequence[Candidate]) -> list[Candidate]:
             i = top[i]
         return i
 
-    for a in range(len(cands)):
-        for b in range(a + 1, len(cands)):
-            c, d = cands[a], cands[b]
-            if np.hypot(c.cx - d.cx, c.cy - d.cy) < GROUP_NEAR * (c.size + d.size):
-                top[root(a)] = root(b)
+    x, y, size = places(cands)  # every pair at once: a speckled frame has hundreds of candidates
+    near = np.hypot(np.subtract.outer(x, x), np.subtract.outer(y, y)) < GROUP_NEAR * np.add.outer(size, size)
+    for a, b in zip(*np.nonzero(np.triu(near, 1))):
+        top[root(a)] = root(b)
     groups: dict[int, list[Candidate]] = {}
     for i, c in enumerate(cands):
         groups.setdefault(root(i), []).append(c)
@@ -241,11 +271,21 @@ def whole_of_groups(cands: Sequence[Candidate]) -> list[Candidate]:
     return whole
 
 
+def places(cands: Sequence[Candidate]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The candidates' centres and sizes as arrays (x, y, size), for tests over all at once."""
+    a = np.array([(c.cx, c.cy, c.size) for c in cands], dtype=np.float64).reshape(-1, 3)
+    return a[:, 0], a[:, 1], a[:, 2]
+
+
 def distinct(cands: Sequence[Candidate], surer: Callable[[Candidate], float]) -> list[Candidate]:
     """One candidate for each die: of candidates that are `same_die`, the one `surer` ranks
-    highest (the first, of equals); the rest go, and those kept keep their order."""
-    kept: list[int] = []
+    highest (the first, of equals); the rest go, and those kept keep their order.
+    (`same_die` against every die kept so far at once: a speckled frame's finest level gives
+    hundreds of candidates, and one pair at a time took half a second.)"""
+    x, y, size = places(cands)
+    big, small = np.maximum.outer(size, size), np.minimum.outer(size, size)
+    same = (np.hypot(np.subtract.outer(x, x), np.subtract.outer(y, y)) < 0.5 * big) & (big < NESTED * small)
+    kept = np.zeros(len(cands), dtype=bool)
     for i in sorted(range(len(cands)), key=lambda i: -surer(cands[i])):
-        if not any(same_die(cands[i], cands[k]) for k in kept):
-            kept.append(i)
-    return [cands[i] for i in sorted(kept)]
+        kept[i] = not (same[i] & kept).any()
+    return [c for c, k in zip(cands, kept) if k]

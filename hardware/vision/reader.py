@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from hardware.vision.budget import LookBudget, in_turn
-from hardware.vision.detect import Candidate, distinct, find_candidates, whole_of_groups
+from hardware.vision.detect import Candidate, distinct, find_candidates, has_halfway, whole_of_groups
 from hardware.vision.doubt import doubt, part_of_bigger
 from hardware.vision.faces import NO_DIE_READ, NOT_A_DIE, OTHER_DIE, SECOND_LOOK, face_probabilities
 from hardware.vision.memory import TableMemory
@@ -42,6 +42,7 @@ class Look:
     """How hard to look: the pyramid's levels and the cut-offs a die must pass."""
 
     finest: bool = False  # also the frame's own pixels (dice of about a dozen pixels)
+    halfway: bool = False  # with finest: the levels between, short of the frame's own pixels
     keep_score: float = KEEP_SCORE
     keep_die: float = KEEP_DIE
     grown: tuple[float, ...] = ()  # sizes at which each unsure candidate is also read whole
@@ -49,14 +50,16 @@ class Look:
 
 
 FIRST_LOOK = Look()
-# When the dice found are not the count the game waits for: every level, then lower
-# cut-offs, then (dice read by their pips, too few found) unsure candidates also read whole at GROWN
-# times their size (a die seen at an angle whose top face alone was found), then also each
-# group of candidates lying together read as one die (a big die found as its parts); the first look
+EVERY_LEVEL = Look(finest=True)  # without a count, the only look
+# When the dice found are not the count the game waits for: the levels short of the frame's
+# own pixels (on a frame over three times the working size), every level, lower cut-offs,
+# then (dice read by their pips, too few found) unsure candidates also read whole at GROWN
+# times their size (a die seen at an angle, its top face alone found), then also groups of
+# candidates lying together read as one die (a big die found as its parts); the first look
 # whose count, once the count's culls are made, is right is taken (and still flagged if
-# unsure), else the nearest. Without a count, the first of these is the only look.
+# unsure), else the nearest.
 GROWN = (1.6, 2.0)
-HARDER = (Look(finest=True), Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35),
+HARDER = (Look(finest=True, halfway=True), EVERY_LEVEL, Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35),
           Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35, grown=GROWN),
           Look(finest=True, keep_score=DOUBT_SCORE, keep_die=0.35, grown=GROWN, merged=True))
 
@@ -71,7 +74,7 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
     memo = {} if memo is None else memo
     t0 = time.perf_counter()
     cands = find_candidates(frame, roi, min_score=DOUBT_SCORE, die_px=die_px, finest=look.finest,
-                            levels=memo.setdefault("levels", {}))
+                            levels=memo.setdefault("levels", {}), halfway=look.halfway)
     t0 = _timed(timings, "find", t0)
     read = memo.setdefault("faces", {})
     _read_faces(frame, cands, read, second_look)
@@ -104,9 +107,8 @@ def find_dice(frame: np.ndarray, roi=None, timings: dict | None = None, second_l
 
 
 def _read_faces(frame: np.ndarray, cands: Sequence[Candidate], read: dict, second_look: float) -> np.ndarray:
-    """Add to `read` the face probabilities of the candidates it lacks (`read` is kept
-    between looks at one frame, so no crop is read twice); the candidates' probabilities.
-    In a harder look, surest first while the read's budget lasts (`budget.in_turn`)."""
+    """Add to `read` (kept between looks at one frame) the face probabilities of the candidates it
+    lacks; theirs. In a harder look, surest first while the read's budget lasts (`budget.in_turn`)."""
     new = [c for c in cands if c not in read]
     read.update(in_turn(new, lambda some: face_probabilities(frame, some, second_look), NO_DIE_READ))
     return np.array([read[c] for c in cands]).reshape(-1, 8)
@@ -329,7 +331,8 @@ def _read(frame_bgr, dice, profile, roi, min_confidence, empty_table, occluder_f
     pips = dice == "pips"
     memo: dict = {}
     # Without the count, nothing says when to look harder: look at every level at once.
-    first = FIRST_LOOK if expect is not None or die_px else HARDER[0]
+    first = FIRST_LOOK if expect is not None or die_px else EVERY_LEVEL
+    harder = tuple(look for look in HARDER if not look.halfway or has_halfway(frame, roi))
     level = face_level(dice, min_confidence)
     (kept, probs, values, confidences), doubtful, _ = _look_again(
         frame, roi, timings, level, pips, memo if die_px is None else None, first, dice, profile, min_confidence, expect,
@@ -339,7 +342,7 @@ def _read(frame_bgr, dice, profile, roi, min_confidence, empty_table, occluder_f
         # the first look to find the count (after the count's culls: misfits,
         # strays) is taken; when none does, the one nearest it, so the host has the most
         # to fix from
-        for look in HARDER:
+        for look in harder:
             if look.grown and (len(kept) > expect or not _by_pips(dice, profile)):
                 # the looks that grow or group candidates (the last two) find no die that
                 # was missed; and a chance cube's colour or a symbol is read from its box,
@@ -379,7 +382,7 @@ def _read(frame_bgr, dice, profile, roi, min_confidence, empty_table, occluder_f
     if expect is not None and len(kept) == expect and min(confidences, default=1.0) < min_confidence:
         first = (kept, probs, values, confidences, doubtful)
         kept, probs, values, confidences, doubtful = _surer(frame, roi, timings, level, pips, memo, dice, profile,
-                                                            min_confidence, first, HARDER[tried:], budget)
+                                                            min_confidence, first, harder[tried:], budget)
     if expect is not None and len(kept) == expect and (min(confidences, default=1.0) >= min_confidence
                                                        or budget.allows()):
         kept, probs, values, confidences = _at_throw_size(frame, kept, probs, values, confidences, dice, profile,

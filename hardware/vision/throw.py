@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from hardware.vision.detect import Candidate, distinct, inside
+from hardware.vision.detect import NESTED, Candidate, distinct, inside, places
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE
 
 # A doubtful candidate beside a die that was read, which the face model does not believe to
@@ -260,10 +260,14 @@ def unnested(cands: list[Candidate], read: dict, keep_die: float, pips: bool = T
     the small ones are its pips or marks (read as a die, they are seldom sure of it), and
     go, when the face model takes the big one for a die."""
     dropped: set[Candidate] = set()
-    for big in sorted(cands, key=lambda c: -c.size):
+    x, y, size = places(cands)  # `inside(c, big)` for every pair at once (hundreds on a speckled frame)
+    within = ((size[:, None] >= NESTED * size) & (np.hypot(np.subtract.outer(x, x), np.subtract.outer(y, y))
+                                                   < 0.5 * size[:, None]))
+    for b in sorted(range(len(cands)), key=lambda i: -cands[i].size):
+        big = cands[b]
         if big in dropped:
             continue
-        held = [c for c in cands if c not in dropped and c is not big and inside(c, big)]
+        held = [cands[i] for i in np.flatnonzero(within[b]) if cands[i] not in dropped and cands[i] is not big]
         if not held:
             continue
         no_pips = not pips and reads_as(read[big], OTHER_DIE)

@@ -100,8 +100,9 @@ ATTRS = {"at_throw_size": "_at_throw_size", "surer": "_surer"}
 
 
 def spy(path: str) -> None:
-    """Note, for each read (in the benchmark's order: one per --details line when --speed is
-    0), which of SPIED changed what it was given; written to `path` as JSON lines at exit."""
+    """Note, for each read (in the benchmark's order: one per --details line, the timed reads
+    having lines of their own), which of SPIED changed what it was given; written to `path`
+    as JSON lines at exit."""
     fired: list[dict] = []
     reads = [-1]
     real_read = reader._read
