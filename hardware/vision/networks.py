@@ -1,4 +1,5 @@
-"""The small learned models, loaded once through cv2.dnn (no torch at run time).
+"""The small learned models, loaded once and run through ONNX Runtime, or OpenCV's dnn
+where ONNX Runtime has no wheel (32-bit Raspberry Pi OS). No torch at run time.
 
 dice_centres.onnx finds die centres and sizes; die_faces.onnx and its twin
 die_faces_twin.onnx read a top-face crop together (faces.first_reading), and
@@ -6,12 +7,13 @@ die_faces_second.onnx gives a second opinion on it (faces.settle); face_embed.on
 describes a spike die's symbol. All are trained by scripts/vision/ (see docs/vision.md
 for provenance). Each output is read by the name its ONNX graph gives it, never by a
 layer's name or kind, which importers change (tests/test_vision_networks.py holds every
-model to stored numbers on the installed OpenCV).
+model, on each runtime installed, to stored numbers).
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 from functools import lru_cache
 from pathlib import Path
@@ -19,8 +21,18 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+try:  # 1.7-2.2x faster than OpenCV's dnn on these nets on one core (docs/decisions.md, 2026-12-07)
+    import onnxruntime
+except ImportError:  # no wheel for this machine: OpenCV's dnn runs them, to the same numbers (1e-4)
+    onnxruntime = None
+
 MODELS = Path(__file__).parent / "models"
 _lock = threading.Lock()
+
+#: "onnxruntime" where it is installed, else "opencv"; COMPANION_VISION_RUNTIME=opencv
+#: picks OpenCV's dnn anyway (to compare the two).
+RUNTIME = ("onnxruntime" if onnxruntime is not None and os.environ.get("COMPANION_VISION_RUNTIME") != "opencv"
+           else "opencv")
 
 
 # OpenCV 5 reads ONNX with a new engine by default; for these small convolutional nets its
@@ -30,14 +42,33 @@ _lock = threading.Lock()
 ENGINE = getattr(cv2.dnn, "ENGINE_CLASSIC", None)
 
 
-@lru_cache(maxsize=None)
-def _net(name: str) -> cv2.dnn.Net:
+def _path(name: str) -> Path:
     path = MODELS / name
     if not path.exists():
         raise FileNotFoundError(f"vision model {path} is missing; reinstall the package or run scripts/vision/")
+    return path
+
+
+@lru_cache(maxsize=None)
+def _net(name: str) -> cv2.dnn.Net:
+    path = _path(name)
     if ENGINE is None:
         return cv2.dnn.readNetFromONNX(str(path))
     return cv2.dnn.readNetFromONNX(str(path), engine=ENGINE)
+
+
+@lru_cache(maxsize=None)
+def _session(name: str):
+    """An ONNX Runtime session on the CPU, with as many threads as OpenCV uses
+    (cv2.getNumThreads() when the model is first loaded: one, where a benchmark asks for
+    one core). Without the memory arena: it would keep the largest frame's buffers (RSS
+    358 MB against 114 MB after a 1280x1280 look) for about 8% of the time."""
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = max(1, cv2.getNumThreads())
+    options.inter_op_num_threads = 1
+    options.enable_cpu_mem_arena = False
+    options.enable_mem_pattern = False
+    return onnxruntime.InferenceSession(str(_path(name)), options, providers=["CPUExecutionProvider"])
 
 
 def softmax(z: np.ndarray) -> np.ndarray:
@@ -55,38 +86,44 @@ FEATURES = "features"
 
 
 @lru_cache(maxsize=None)
-def _outputs(name: str) -> tuple[str, ...]:
+def _outputs(name: str, runtime: str) -> tuple[str, ...]:
     with _lock:
+        if runtime == "onnxruntime":
+            return tuple(o.name for o in _session(name).get_outputs())
         return tuple(_net(name).getUnconnectedOutLayersNames())
 
 
 @lru_cache(maxsize=None)
-def _main_output(name: str) -> str:
+def _main_output(name: str, runtime: str) -> str:
     """The one output of the model's graph that is not FEATURES (its logits, centres or
     embedding). Named outright, because a bare forward() returns whichever output the
     importer lists first, and OpenCV 4 and 5 list them in different orders."""
-    outputs = [o for o in _outputs(name) if o != FEATURES]
+    outputs = [o for o in _outputs(name, runtime) if o != FEATURES]
     if len(outputs) != 1:
         raise ValueError(f"vision model {name} declares outputs {outputs}, not one result")
     return outputs[0]
 
 
 def _forward(name: str, blob: np.ndarray, output: str) -> np.ndarray:
+    blob = np.ascontiguousarray(blob, dtype=np.float32)
     with _lock:  # cv2.dnn nets are not re-entrant, so calls are serialised
+        if RUNTIME == "onnxruntime":
+            session = _session(name)
+            return session.run([output], {session.get_inputs()[0].name: blob})[0]
         net = _net(name)
-        net.setInput(np.ascontiguousarray(blob, dtype=np.float32))
+        net.setInput(blob)
         return net.forward(output)
 
 
 def run(name: str, blob: np.ndarray) -> np.ndarray:
     """The model's result for one blob."""
-    return _forward(name, blob, _main_output(name))
+    return _forward(name, blob, _main_output(name, RUNTIME))
 
 
 def features(name: str, blob: np.ndarray) -> np.ndarray:
     """The net's features for each row of the blob: the output its graph declares as
     FEATURES (its last hidden layer)."""
-    if FEATURES not in _outputs(name):
+    if FEATURES not in _outputs(name, RUNTIME):
         raise ValueError(f"vision model {name} declares no {FEATURES!r} output; "
                          "rewrite it with scripts/vision/onnx_features.py")
     return _forward(name, blob, FEATURES).reshape(len(blob), -1)
@@ -102,11 +139,12 @@ def release() -> None:
     cv2.dnn keeps each net's working buffers sized for the last input, and a reading that
     looked hard (the frame's own pixels) leaves the centre model holding tens of MB until
     the next; the freed memory then stays with the process (glibc keeps it). So the centre
-    model is run once on a tiny input, and glibc asked to return what is free
-    (malloc_trim), about 7 ms a reading (figures: docs/decisions.md). A no-op where nothing
-    was loaded, and the trim where there is no glibc."""
+    model is run once on a tiny input (OpenCV's dnn; ONNX Runtime, its arena off, keeps
+    no buffers), and glibc asked to return what is free (malloc_trim), about 7 ms a
+    reading (figures: docs/decisions.md). A no-op where nothing was loaded, and the trim
+    where there is no glibc."""
     with _lock:
-        if _net.cache_info().currsize:
+        if RUNTIME == "opencv" and _net.cache_info().currsize:
             try:
                 net = _net(_FRAME_MODEL)
             except FileNotFoundError:

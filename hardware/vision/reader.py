@@ -296,7 +296,7 @@ def read_dice(frame_bgr: np.ndarray, dice: str = "pips", *, profile: SpikeProfil
 
     `expect`: how many dice the game waits for. The first look is then a quick one (the pyramid
     short of the frame's own pixels); when it finds another number, or a die unsurely, the
-    reader looks harder, in the order docs/vision-rules.md gives: every level, lower
+    reader looks harder, in the order docs/vision-rules.md gives: finer levels, every level, lower
     cut-offs, candidates grown and grouped (`_surer`), cubes another level found
     (`throw.more_cubes`), a missed die at the throw's size (`throw.missed_at_size`,
     `_at_throw_size`), a die read whole (`whole.read_whole`), the surest throw
