@@ -18,7 +18,7 @@ import model_reference  # noqa: E402  (the inputs, made as the reference was mad
 REFERENCE = model_reference.OUT
 
 
-RUNTIMES = ["opencv"] + (["onnxruntime"] if networks.onnxruntime is not None else [])
+RUNTIMES = ["opencv"] + (["onnxruntime"] if networks.HAS_ONNXRUNTIME else [])
 
 
 @pytest.fixture(params=RUNTIMES)
@@ -30,7 +30,7 @@ def runtime(request, monkeypatch):
 
 
 def test_onnx_runtime_is_used_where_installed():
-    if networks.onnxruntime is None:
+    if not networks.HAS_ONNXRUNTIME:
         pytest.skip("onnxruntime is not installed here")
     import os
 

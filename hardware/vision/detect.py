@@ -256,10 +256,11 @@ def whole_of_groups(cands: Sequence[Candidate]) -> list[Candidate]:
             i = top[i]
         return i
 
-    x, y, size = places(cands)  # every pair at once: a speckled frame has hundreds of candidates
-    near = np.hypot(np.subtract.outer(x, x), np.subtract.outer(y, y)) < GROUP_NEAR * np.add.outer(size, size)
-    for a, b in zip(*np.nonzero(np.triu(near, 1))):
-        top[root(a)] = root(b)
+    x, y, size = places(cands)  # a row of pairs at once: a speckled frame has hundreds of candidates
+    for a in range(len(cands)):
+        near = np.hypot(x[a] - x[a + 1:], y[a] - y[a + 1:]) < GROUP_NEAR * (size[a] + size[a + 1:])
+        for b in np.flatnonzero(near) + a + 1:
+            top[root(a)] = root(b)
     groups: dict[int, list[Candidate]] = {}
     for i, c in enumerate(cands):
         groups.setdefault(root(i), []).append(c)
@@ -283,9 +284,9 @@ def distinct(cands: Sequence[Candidate], surer: Callable[[Candidate], float]) ->
     (`same_die` against every die kept so far at once: a speckled frame's finest level gives
     hundreds of candidates, and one pair at a time took half a second.)"""
     x, y, size = places(cands)
-    big, small = np.maximum.outer(size, size), np.minimum.outer(size, size)
-    same = (np.hypot(np.subtract.outer(x, x), np.subtract.outer(y, y)) < 0.5 * big) & (big < NESTED * small)
     kept = np.zeros(len(cands), dtype=bool)
     for i in sorted(range(len(cands)), key=lambda i: -surer(cands[i])):
-        kept[i] = not (same[i] & kept).any()
+        big, small = np.maximum(size[kept], size[i]), np.minimum(size[kept], size[i])
+        near = np.hypot(x[kept] - x[i], y[kept] - y[i]) < 0.5 * big
+        kept[i] = not np.any(near & (big < NESTED * small))
     return [c for c, k in zip(cands, kept) if k]

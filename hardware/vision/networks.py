@@ -13,6 +13,7 @@ model, on each runtime installed, to stored numbers).
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import os
 import threading
 from functools import lru_cache
@@ -21,18 +22,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-try:  # 1.7-2.2x faster than OpenCV's dnn on these nets on one core (docs/decisions.md, 2026-12-07)
-    import onnxruntime
-except ImportError:  # no wheel for this machine: OpenCV's dnn runs them, to the same numbers (1e-4)
-    onnxruntime = None
-
 MODELS = Path(__file__).parent / "models"
 _lock = threading.Lock()
 
+#: ONNX Runtime runs these nets 1.7-2.2x faster than OpenCV's dnn on one core (docs/decisions.md,
+#: 2026-12-07); where it has no wheel, OpenCV's dnn runs them, to the same numbers (1e-4).
+HAS_ONNXRUNTIME = importlib.util.find_spec("onnxruntime") is not None
 #: "onnxruntime" where it is installed, else "opencv"; COMPANION_VISION_RUNTIME=opencv
-#: picks OpenCV's dnn anyway (to compare the two).
-RUNTIME = ("onnxruntime" if onnxruntime is not None and os.environ.get("COMPANION_VISION_RUNTIME") != "opencv"
-           else "opencv")
+#: picks OpenCV's dnn anyway (to compare the two; ONNX Runtime, 17 MB, is then not loaded).
+RUNTIME = "onnxruntime" if HAS_ONNXRUNTIME and os.environ.get("COMPANION_VISION_RUNTIME") != "opencv" else "opencv"
 
 
 # OpenCV 5 reads ONNX with a new engine by default; for these small convolutional nets its
@@ -63,6 +61,8 @@ def _session(name: str):
     (cv2.getNumThreads() when the model is first loaded: one, where a benchmark asks for
     one core). Without the memory arena: it would keep the largest frame's buffers (RSS
     358 MB against 114 MB after a 1280x1280 look) for about 8% of the time."""
+    import onnxruntime  # here, not at the top: only where it runs the models
+
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = max(1, cv2.getNumThreads())
     options.inter_op_num_threads = 1

@@ -260,14 +260,14 @@ def unnested(cands: list[Candidate], read: dict, keep_die: float, pips: bool = T
     the small ones are its pips or marks (read as a die, they are seldom sure of it), and
     go, when the face model takes the big one for a die."""
     dropped: set[Candidate] = set()
-    x, y, size = places(cands)  # `inside(c, big)` for every pair at once (hundreds on a speckled frame)
-    within = ((size[:, None] >= NESTED * size) & (np.hypot(np.subtract.outer(x, x), np.subtract.outer(y, y))
-                                                   < 0.5 * size[:, None]))
+    x, y, size = places(cands)
     for b in sorted(range(len(cands)), key=lambda i: -cands[i].size):
         big = cands[b]
         if big in dropped:
             continue
-        held = [cands[i] for i in np.flatnonzero(within[b]) if cands[i] not in dropped and cands[i] is not big]
+        # `inside(c, big)` for every candidate at once (hundreds on a speckled frame)
+        within = (big.size >= NESTED * size) & (np.hypot(x - big.cx, y - big.cy) < 0.5 * big.size)
+        held = [cands[i] for i in np.flatnonzero(within) if cands[i] not in dropped and cands[i] is not big]
         if not held:
             continue
         no_pips = not pips and reads_as(read[big], OTHER_DIE)
