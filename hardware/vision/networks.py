@@ -59,8 +59,9 @@ def _net(name: str) -> cv2.dnn.Net:
 def _session(name: str):
     """An ONNX Runtime session on the CPU, with as many threads as OpenCV uses
     (cv2.getNumThreads() when the model is first loaded: one, where a benchmark asks for
-    one core). Without the memory arena: it would keep the largest frame's buffers (RSS
-    358 MB against 114 MB after a 1280x1280 look) for about 8% of the time."""
+    one core), which sleep between runs rather than spin (the Pi's cores serve the slate
+    too). Without the memory arena: it would keep the largest frame's buffers (RSS 358 MB
+    against 114 MB after a 1280x1280 look) for about 8% of the time."""
     import onnxruntime  # here, not at the top: only where it runs the models
 
     options = onnxruntime.SessionOptions()
@@ -68,6 +69,7 @@ def _session(name: str):
     options.inter_op_num_threads = 1
     options.enable_cpu_mem_arena = False
     options.enable_mem_pattern = False
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return onnxruntime.InferenceSession(str(_path(name)), options, providers=["CPUExecutionProvider"])
 
 
