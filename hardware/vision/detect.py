@@ -230,18 +230,26 @@ def find_candidates(frame: np.ndarray, roi: tuple[int, int, int, int] | None = N
     return distinct(found, lambda c: c.score)
 
 
-def same_die(a: Candidate, b: Candidate) -> bool:
-    """Two candidates of about one size at about one place: one die, found at two levels.
-    (One much smaller inside the other is its pip, or a die of a cluster the bigger one
-    takes for one die: the face model tells which, in reader.find_dice.)"""
-    return (np.hypot(a.cx - b.cx, a.cy - b.cy) < 0.5 * max(a.size, b.size)
-            and max(a.size, b.size) < NESTED * min(a.size, b.size))
+def same_die(die: Candidate, x, y, size):
+    """Whether each candidate at (x, y, size) (arrays, or one candidate's numbers) is `die`:
+    about one size at about one place, one die found at two levels. (One much smaller
+    inside the other is its pip, or a die of a cluster the bigger one takes for one die: the
+    face model tells which, in reader.find_dice.) All at once: a speckled frame's finest
+    level gives hundreds of candidates."""
+    big, small = np.maximum(size, die.size), np.minimum(size, die.size)
+    return (np.hypot(x - die.cx, y - die.cy) < 0.5 * big) & (big < NESTED * small)
+
+
+def held_by(big: Candidate, x, y, size):
+    """Whether each candidate at (x, y, size) (arrays, or one candidate's numbers) lies in
+    `big`'s top face and is much smaller: a mark of it, or one of dice that `big` wrongly
+    takes together. All at once, as `same_die`."""
+    return (big.size >= NESTED * size) & (np.hypot(x - big.cx, y - big.cy) < 0.5 * big.size)
 
 
 def inside(small: Candidate, big: Candidate) -> bool:
-    """`small` lies in `big`'s top face and is much smaller: a mark of it, or one of dice
-    that `big` wrongly takes together."""
-    return big.size >= NESTED * small.size and np.hypot(small.cx - big.cx, small.cy - big.cy) < 0.5 * big.size
+    """`small` is `held_by` `big`."""
+    return bool(held_by(big, small.cx, small.cy, small.size))
 
 
 def whole_of_groups(cands: Sequence[Candidate]) -> list[Candidate]:
@@ -280,13 +288,9 @@ def places(cands: Sequence[Candidate]) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 def distinct(cands: Sequence[Candidate], surer: Callable[[Candidate], float]) -> list[Candidate]:
     """One candidate for each die: of candidates that are `same_die`, the one `surer` ranks
-    highest (the first, of equals); the rest go, and those kept keep their order.
-    (`same_die` against every die kept so far at once: a speckled frame's finest level gives
-    hundreds of candidates, and one pair at a time took half a second.)"""
+    highest (the first, of equals); the rest go, and those kept keep their order."""
     x, y, size = places(cands)
     kept = np.zeros(len(cands), dtype=bool)
     for i in sorted(range(len(cands)), key=lambda i: -surer(cands[i])):
-        big, small = np.maximum(size[kept], size[i]), np.minimum(size[kept], size[i])
-        near = np.hypot(x[kept] - x[i], y[kept] - y[i]) < 0.5 * big
-        kept[i] = not np.any(near & (big < NESTED * small))
+        kept[i] = not same_die(cands[i], x[kept], y[kept], size[kept]).any()
     return [c for c, k in zip(cands, kept) if k]

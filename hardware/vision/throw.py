@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from hardware.vision.detect import NESTED, Candidate, distinct, inside, places
+from hardware.vision.detect import Candidate, distinct, held_by, inside, places
 from hardware.vision.faces import NOT_A_DIE, OTHER_DIE
 
 # A doubtful candidate beside a die that was read, which the face model does not believe to
@@ -265,9 +265,8 @@ def unnested(cands: list[Candidate], read: dict, keep_die: float, pips: bool = T
         big = cands[b]
         if big in dropped:
             continue
-        # `inside(c, big)` for every candidate at once (hundreds on a speckled frame)
-        within = (big.size >= NESTED * size) & (np.hypot(x - big.cx, y - big.cy) < 0.5 * big.size)
-        held = [cands[i] for i in np.flatnonzero(within) if cands[i] not in dropped and cands[i] is not big]
+        held = [cands[i] for i in np.flatnonzero(held_by(big, x, y, size))
+                if cands[i] not in dropped and cands[i] is not big]
         if not held:
             continue
         no_pips = not pips and reads_as(read[big], OTHER_DIE)
