@@ -389,6 +389,7 @@ def main() -> int:
             entries = json.loads((root / "manifest.json").read_text())
             entries = entries if args.raw_labels else fixed(set_name, entries)
         profile = teach_profile(entries, root) if set_name == "rendered" and "spike-A" in kinds else None
+        set_label = set_name + ("*" if test_only else "")  # the set as its rows name it
         groups = defaultdict(lambda: Counter())
         timed: Counter = Counter()
         memories = defaultdict(TableMemory)  # --evening: one per shift (a table under one light), one for the timed
@@ -401,7 +402,7 @@ def main() -> int:
             if not test_only and args.split != "all" and is_held_out(e["image"]) != (args.split == "heldout"):
                 continue
             expect = len(e["boxes"]) if args.expect else None
-            row = f"{set_name}{'*' if test_only else ''}/{kind}{band(len(e['boxes']))}"
+            row = f"{set_label}/{kind}{band(len(e['boxes']))}"
             frame = cv2.imread(str(root / e["image"]))
             for shift in [""] + shifts:
                 picture, boxes = shifted(frame, e["boxes"], shift)
@@ -422,13 +423,13 @@ def main() -> int:
                 reading = read_dice(big, MODE[kind], profile=profile, timings=stages, expect=expect,
                                     memory=memories["timed"] if args.evening else None, budget_ms=args.budget_ms)
                 speed_total.append((time.perf_counter() - t0) * 1000)
-                line = score(timed_reads[set_name + ("*" if test_only else "")], reading, big_boxes, min_confidence)
+                line = score(timed_reads[set_label], reading, big_boxes, min_confidence)
                 if details:  # the timed read's own line: its time, and where it went
                     details.write(json.dumps({"image": str(root / e["image"]), "kind": kind, "timed": big.shape[:2],
                                               "ms": round(speed_total[-1], 1), **line,
                                               "stages": {k: round(v, 1) for k, v in stages.items()}}) + "\n")
                 speed_by_kind[MODE[kind]].append(speed_total[-1])
-                speed_by_set[set_name + ("*" if test_only else "")].append(speed_total[-1])
+                speed_by_set[set_label].append(speed_total[-1])
                 for k, v in stages.items():
                     speed_stages[k].append(v)
                     stages_by_kind[MODE[kind]][k].append(v)
