@@ -8,7 +8,9 @@ to 45 degrees through a 24-50 mm lens. Each die is labelled from its pose after 
 its value (the face whose normal points up), kind, the box of its whole silhouette and of
 its top face, the share of its top face hidden (rays from the camera), and whether it
 lies cocked. Sensor noise, white balance, blur and JPEG are left to training, which draws
-them anew for every sample.
+them anew for every sample. A picture is --side (384) px wide, or wider (up to 1280, a
+frame's width) where the camera stands back for a spread-out throw, so that a die is at
+least MIN_DIE_PX across: a real frame has those pixels.
 
     /path/to/bpy-venv/bin/python scripts/vision/render_dice.py --out ~/renders/train --count 2000
     ... --split heldout --out ~/renders/heldout --count 200   (styles no training render uses)
@@ -16,8 +18,10 @@ them anew for every sample.
 The cache lives outside the repository: OUT/images/NNNNNN.jpg and OUT/manifest.jsonl, one
 line a scene, appended once its image is written, so a run that is stopped resumes where
 it was and a lost cache is made again from the same seeds (scene i of a split is seed
-SPLIT_SEED[split] + i). `dataset.load_renders(OUT)` reads it in the sets' format. bpy is a
-dev-only extra (pyproject [render]): never a runtime dependency, never on the Pi.
+SPLIT_SEED[split] + i). Each line names the renderer's version (RENDERER); a cache holds one
+version, so a changed renderer renders into a new folder. `dataset.load_renders(OUT)` reads
+it in the sets' format. bpy is a dev-only extra (pyproject [render]): never a runtime
+dependency, never on the Pi.
 Needs bpy 5.0 (Python 3.11), numpy and OpenCV; glyphs.py draws the symbol sets.
 """
 
@@ -38,6 +42,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 import glyphs  # noqa: E402  (random symbol sets; no tested set is drawn)
 
 #: Scene i of a split is drawn from seed SPLIT_SEED[split] + i: the splits never share a scene.
+#: The renderer's version, written with each scene: a cache holds one version (see main).
+#: 2: a picture wide enough that a die's side is MIN_DIE_PX; translucent chance cubes frosted.
+RENDERER = 2
+MIN_DIE_PX = 20  # a die's side in pixels, at least (the picture grows, up to MAX_SIDE)
+MAX_SIDE = 1280  # as wide as the frames the companion reads
 SPLIT_SEED = {"train": 0, "heldout": 50_000_000}
 #: Styles only held-out renders use, so a model is judged on looks it never trained on.
 HELD_OUT = {
@@ -238,6 +247,9 @@ def die_material(bpy, name: str, style: DieStyle, atlas_image, rng: random.Rando
         clear.operation = "MULTIPLY_ADD"
         clear.inputs[1].default_value = -rng.uniform(0.6, 0.95)
         clear.inputs[2].default_value = rng.uniform(0.6, 0.95)
+        if style.kind == "chance":  # frosted: a chance cube's red or blue shows, not the table through it
+            clear.inputs[1].default_value *= 0.4
+            clear.inputs[2].default_value *= 0.4
         links.new(tex.outputs["Alpha"], clear.inputs[0])
         links.new(clear.outputs[0], bsdf.inputs["Transmission Weight"])
         bsdf.inputs["Roughness"].default_value = rng.uniform(0.02, 0.2)
@@ -415,6 +427,14 @@ def draw_styles(rng: random.Random, split: str, n: int) -> tuple[str, list[DieSt
     return kind, [first if uniform else one() for _ in range(n)]
 
 
+def picture_width(side: int, distance: float, size_cm: float, lens_mm: float) -> int:
+    """The picture's width: `side`, or more (a multiple of 8, at most MAX_SIDE) so that a die
+    of `size_cm` seen straight down from `distance` cm through a `lens_mm` lens (36 mm
+    sensor) is MIN_DIE_PX across."""
+    needed = MIN_DIE_PX * distance * 36 / (size_cm * lens_mm)
+    return min(MAX_SIDE, max(side, 8 * math.ceil(needed / 8)))
+
+
 def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, samples: int, threads: int) -> dict:
     """Build scene `seed`, drop its dice, render it to `out_image`; its labels."""
     from bpy_extras.object_utils import world_to_camera_view
@@ -531,6 +551,9 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
     die_px = math.exp(rng.uniform(math.log(12), math.log(70)))
     aspect = rng.choice([0.75, 0.75, 0.5625, 1.0])
     distance = max(size * focal_px / die_px, extent * focal_px / (0.45 * side * aspect))
+    # a spread-out throw puts the camera far back: the picture grows, as a real 1280 px
+    # frame has the pixels for it (framing and draws unchanged)
+    side = picture_width(side, distance, size, cam_data.lens)
     heading = rng.uniform(0, 2 * math.pi)
     aim = centre + Vector((rng.uniform(-0.2, 0.2) * extent, rng.uniform(-0.2, 0.2) * extent, 0))
     offset = Vector((math.sin(tilt) * math.cos(heading), math.sin(tilt) * math.sin(heading), math.cos(tilt))) * distance
@@ -671,6 +694,8 @@ def _hidden_share(scene, depsgraph, camera, obj, m, n_top, u, v, half, project) 
 
 
 def done_seeds(manifest: Path) -> set[int]:
+    """The seeds of the scenes a cache holds (made by this version of the renderer: see
+    cache_version)."""
     if not manifest.exists():
         return set()
     seeds = set()
@@ -682,6 +707,19 @@ def done_seeds(manifest: Path) -> set[int]:
     return seeds
 
 
+def cache_versions(manifest: Path) -> set[int]:
+    """The renderer versions of a cache's scenes (1: made before versions were written)."""
+    if not manifest.exists():
+        return set()
+    versions = set()
+    for line in manifest.read_text().splitlines():
+        try:
+            versions.add(json.loads(line).get("renderer", 1))
+        except (ValueError, AttributeError):
+            continue
+    return versions
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, required=True, help="the cache folder (outside the repository)")
@@ -689,15 +727,21 @@ def main(argv=None) -> int:
     ap.add_argument("--count", type=int, default=100, help="scenes in the split (made where missing)")
     ap.add_argument("--start", type=int, default=0, help="first scene number")
     ap.add_argument("--step", type=int, default=1, help="make every STEP-th scene (several processes share a split)")
-    ap.add_argument("--side", type=int, default=384, help="picture width in pixels")
+    ap.add_argument("--side", type=int, default=384,
+                    help=f"picture width in pixels (more where a die would be under {MIN_DIE_PX} px)")
     ap.add_argument("--samples", type=int, default=16, help="Cycles samples a pixel (denoised)")
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args(argv)
+    manifest = args.out / "manifest.jsonl"
+    other = cache_versions(manifest) - {RENDERER}
+    if other:  # one cache, one look: a scene made again by another version would not be the same scene
+        print(f"{args.out} holds scenes of renderer version {', '.join(map(str, sorted(other)))}; this is "
+              f"version {RENDERER}: render into a new folder", file=sys.stderr)
+        return 2
     import bpy
 
     images = args.out / "images"
     images.mkdir(parents=True, exist_ok=True)
-    manifest = args.out / "manifest.jsonl"
     have = done_seeds(manifest)
     if manifest.exists() and manifest.stat().st_size and not manifest.read_bytes().endswith(b"\n"):
         with manifest.open("a") as f:  # a line cut short by a stop: the next starts on its own line
@@ -710,7 +754,7 @@ def main(argv=None) -> int:
         t0 = time.time()
         labels = build_and_render(bpy, seed, args.split, args.out / name, args.side, args.samples, args.threads)
         dice = labels.pop("dice_detail")
-        entry = {"image": name, "seed": seed, "split": args.split, "kind": labels["kind"],
+        entry = {"image": name, "seed": seed, "renderer": RENDERER, "split": args.split, "kind": labels["kind"],
                  "dice": [d["value"] for d in dice], "boxes": [d["box"] + [d["value"]] for d in dice],
                  "dice_detail": dice, "scene": labels, "seconds": round(time.time() - t0, 1)}
         with manifest.open("a") as f:

@@ -1,0 +1,51 @@
+"""The dice renderer's cache and framing (scripts/vision/render_dice.py), without Blender:
+a picture wide enough for its dice, and a cache that holds one renderer version."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts" / "vision"))
+import render_dice  # noqa: E402
+
+
+def _die_px(width: int, distance: float, size_cm: float, lens_mm: float) -> float:
+    """A die's side in pixels, seen straight down (the pinhole the renderer's camera is)."""
+    return size_cm * (width * lens_mm / 36) / distance
+
+
+def test_a_near_camera_keeps_the_base_width():
+    width = render_dice.picture_width(384, 20.0, 1.6, 35.0)
+    assert width == 384
+    assert _die_px(width, 20.0, 1.6, 35.0) > render_dice.MIN_DIE_PX
+
+
+@pytest.mark.parametrize("distance", [50.0, 70.0, 90.0])
+def test_a_far_camera_widens_the_picture_until_a_die_has_its_pixels(distance):
+    width = render_dice.picture_width(384, distance, 1.6, 35.0)
+    assert width > 384 and width % 8 == 0
+    assert _die_px(width, distance, 1.6, 35.0) >= render_dice.MIN_DIE_PX
+    assert _die_px(width - 8, distance, 1.6, 35.0) < render_dice.MIN_DIE_PX  # no wider than it needs
+
+
+def test_the_width_stops_at_a_frame_s_width():
+    assert render_dice.picture_width(384, 1000.0, 1.2, 24.0) == render_dice.MAX_SIDE
+
+
+def test_a_cache_of_another_renderer_version_is_refused(tmp_path, capsys):
+    (tmp_path / "manifest.jsonl").write_text(json.dumps({"image": "images/train_000000.jpg", "seed": 0}) + "\n")
+    assert render_dice.cache_versions(tmp_path / "manifest.jsonl") == {1}  # written before versions were
+    assert render_dice.main(["--out", str(tmp_path), "--count", "1"]) == 2
+    assert "renderer version 1" in capsys.readouterr().err
+    assert (tmp_path / "manifest.jsonl").read_text().count("\n") == 1  # nothing added
+
+
+def test_versions_and_seeds_are_read_past_a_line_cut_short(tmp_path):
+    manifest = tmp_path / "manifest.jsonl"
+    manifest.write_text(json.dumps({"seed": 3, "renderer": render_dice.RENDERER}) + "\n" + '{"seed": 4, "rend')
+    assert render_dice.cache_versions(manifest) == {render_dice.RENDERER}
+    assert render_dice.done_seeds(manifest) == {3}
