@@ -49,3 +49,15 @@ def test_versions_and_seeds_are_read_past_a_line_cut_short(tmp_path):
     manifest.write_text(json.dumps({"seed": 3, "renderer": render_dice.RENDERER}) + "\n" + '{"seed": 4, "rend')
     assert render_dice.cache_versions(manifest) == {render_dice.RENDERER}
     assert render_dice.done_seeds(manifest) == {3}
+
+
+def test_a_die_s_marks_stand_out_from_its_body_colour():
+    import random
+
+    for seed in range(300):
+        kind, styles = render_dice.draw_styles(random.Random(seed), "train", 4)
+        for style in styles:
+            if kind == "chance":  # no marks
+                continue
+            body, mark = render_dice.lightness(style.rgb), render_dice.lightness(render_dice.MARKS[style.mark])
+            assert abs(body - mark) >= render_dice.MARK_CONTRAST, (seed, style)

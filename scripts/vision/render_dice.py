@@ -44,7 +44,9 @@ import glyphs  # noqa: E402  (random symbol sets; no tested set is drawn)
 #: Scene i of a split is drawn from seed SPLIT_SEED[split] + i: the splits never share a scene.
 #: The renderer's version, written with each scene: a cache holds one version (see main).
 #: 2: a picture wide enough that a die's side is MIN_DIE_PX; translucent chance cubes frosted.
-RENDERER = 2
+#: 3: a die's marks stand out from the body colour it is rendered with (2 chose them for
+#: another colour, drawn apart: dark pips on dark dice).
+RENDERER = 3
 MIN_DIE_PX = 20  # a die's side in pixels, at least (the picture grows, up to MAX_SIDE)
 MAX_SIDE = 1280  # as wide as the frames the companion reads
 SPLIT_SEED = {"train": 0, "heldout": 50_000_000}
@@ -81,6 +83,7 @@ class DieStyle:
     drilled: bool  # marks cut into the face (bump) or printed flat
     big_one: bool  # a big or red one
     symbols: int | None = None  # the symbol set's seed
+    rgb: tuple[float, float, float] | None = None  # the body's colour (sRGB 0-1), its marks chosen for it
 
 
 # --- drawing the faces ------------------------------------------------------------------
@@ -147,6 +150,7 @@ def _hsv(h: float, s: float, v: float):
     return colorsys.hsv_to_rgb(h % 1.0, s, v)
 
 
+MARK_CONTRAST = 0.3  # a mark's lightness differs from its body's by this much, at least
 MARKS = {"black": (0.03, 0.03, 0.03), "white": (0.93, 0.93, 0.9), "red": (0.75, 0.05, 0.05),
          "gold": (0.85, 0.65, 0.2), "blue": (0.1, 0.2, 0.7), "green": (0.1, 0.5, 0.15)}
 
@@ -169,12 +173,23 @@ def _body_colour(rng: random.Random, body: str):
                 rng.uniform(0.8, 1.0) if neon else rng.uniform(0.25, 0.95))
 
 
+def lightness(rgb) -> float:
+    """Relative lightness of an sRGB colour, 0-1 (Rec. 601 weights)."""
+    return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
+
+
 def _mark_for(rng: random.Random, body: str, colour) -> str:
-    light = sum(colour) / 3 > 0.45
-    if body in ("black", "metallic") or not light:
-        return rng.choice(["white", "white", "gold", "red"] if body != "metallic" else ["black", "white"])
-    return rng.choice(["black", "black", "black", "red", "gold", "blue", "green", "white"] if body != "white"
-                      else ["black", "black", "red", "blue"])
+    """The marks' colour for a body of `colour`: one that stands out from it (MARK_CONTRAST),
+    as a maker paints them; black or white where no other does."""
+    light = lightness(colour) > 0.45
+    if body == "metallic":
+        options = ["black", "white"]
+    elif body == "black" or not light:
+        options = ["white", "white", "gold", "red"]
+    else:
+        options = ["black", "black", "black", "red", "gold", "blue", "green"]
+    options = [m for m in options if abs(lightness(MARKS[m]) - lightness(colour)) >= MARK_CONTRAST]
+    return rng.choice(options or (["black"] if light else ["white"]))
 
 
 def die_material(bpy, name: str, style: DieStyle, atlas_image, rng: random.Random):
@@ -188,7 +203,8 @@ def die_material(bpy, name: str, style: DieStyle, atlas_image, rng: random.Rando
     tex = nodes.new("ShaderNodeTexImage")
     tex.image = atlas_image
     tex.interpolation = "Linear"
-    colour = _body_colour(rng, style.body)
+    drawn = _body_colour(rng, style.body)  # drawn still, so a scene's later draws stay as they were
+    colour = style.rgb if style.rgb is not None else drawn
     body = nodes.new("ShaderNodeRGB")
     body.outputs[0].default_value = _srgb(colour)
     body_out = body.outputs[0]
@@ -418,8 +434,10 @@ def draw_styles(rng: random.Random, split: str, n: int) -> tuple[str, list[DieSt
     def one() -> DieStyle:
         body = rng.choice(bodies) if kind != "chance" else rng.choice(["white", "white", "ivory", "translucent"])
         colour = _body_colour(random.Random(rng.random()), body)
+        if kind == "chance" and body == "translucent":  # clear: its faces' red and blue are its colour
+            colour = _body_colour(rng, "white")
         return DieStyle(kind=kind, body=body, size_cm=size * (1 if uniform else rng.uniform(0.75, 1.25)),
-                        bevel=rng.choice([0.04, 0.08, 0.12, 0.18]), mark=_mark_for(rng, body, colour),
+                        bevel=rng.choice([0.04, 0.08, 0.12, 0.18]), mark=_mark_for(rng, body, colour), rgb=colour,
                         pip_shape=rng.choice(["round"] * 5 + ["square"]), drilled=rng.random() < 0.6,
                         big_one=rng.random() < 0.15, symbols=symbols)
 
