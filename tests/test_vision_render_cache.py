@@ -61,3 +61,12 @@ def test_a_die_s_marks_stand_out_from_its_body_colour():
                 continue
             body, mark = render_dice.lightness(style.rgb), render_dice.lightness(render_dice.MARKS[style.mark])
             assert abs(body - mark) >= render_dice.MARK_CONTRAST, (seed, style)
+
+
+def test_the_camera_s_white_balance_takes_out_the_share_of_the_cast_it_is_given():
+    warm = render_dice.kelvin_rgb(2700)
+    assert render_dice.balanced(warm, warm, 1.0) == pytest.approx((1.0, 1.0, 1.0))
+    assert render_dice.balanced(warm, warm, 0.0) == pytest.approx(warm)
+    half = render_dice.balanced(warm, warm, 0.5)
+    assert warm[2] < half[2] < 1.0  # blue comes back part of the way
+    assert max(half) == pytest.approx(1.0)

@@ -46,7 +46,10 @@ import glyphs  # noqa: E402  (random symbol sets; no tested set is drawn)
 #: 2: a picture wide enough that a die's side is MIN_DIE_PX; translucent chance cubes frosted.
 #: 3: a die's marks stand out from the body colour it is rendered with (2 chose them for
 #: another colour, drawn apart: dark pips on dark dice).
-RENDERER = 3
+#: 4: the camera white-balances most of the lamps' cast; no AgX on half the scenes it had
+#: (its hue shift drew bright blue faces pink); a chance cube's red and blue made linear
+#: (taken as linear, they rendered pale: a blue of sRGB 0.3-0.95 came out 0.6-0.98).
+RENDERER = 4
 MIN_DIE_PX = 20  # a die's side in pixels, at least (the picture grows, up to MAX_SIDE)
 MAX_SIDE = 1280  # as wide as the frames the companion reads
 SPLIT_SEED = {"train": 0, "heldout": 50_000_000}
@@ -190,6 +193,25 @@ def _mark_for(rng: random.Random, body: str, colour) -> str:
         options = ["black", "black", "black", "red", "gold", "blue", "green"]
     options = [m for m in options if abs(lightness(MARKS[m]) - lightness(colour)) >= MARK_CONTRAST]
     return rng.choice(options or (["black"] if light else ["white"]))
+
+
+def balanced(rgb, white, share: float) -> tuple[float, float, float]:
+    """`rgb` as a camera balancing `share` of the cast of a light of colour `white` records
+    it (both linear), scaled to a peak of 1 as kelvin_rgb's."""
+    out = [c * w ** -share for c, w in zip(rgb, white)]
+    return tuple(c / max(out) for c in out)
+
+
+def white_balance(bpy, scene, kelvin: float, share: float) -> None:
+    """The camera's white balance: `share` of the lamps' cast at `kelvin` taken out, as the Pi
+    camera's and a phone's auto white balance do, from every lamp and the world's light (a
+    cast left or got wrong is drawn in training, and read by benchmarks/vision.py --shift
+    warm/cool). Last of a scene's draws, so the draws before it stay as they were."""
+    white = kelvin_rgb(kelvin)
+    for light in bpy.data.lights:
+        light.color = balanced(tuple(light.color), white, share)
+    background = scene.world.node_tree.nodes["Background"].inputs["Color"]
+    background.default_value = balanced(tuple(background.default_value)[:3], white, share) + (1.0,)
 
 
 def die_material(bpy, name: str, style: DieStyle, atlas_image, rng: random.Random):
@@ -528,7 +550,8 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
             red = _hsv(rng.uniform(-0.04, 0.03), rng.uniform(0.6, 1.0), rng.uniform(0.45, 1.0))
             blue = _hsv(rng.uniform(0.55, 0.7), rng.uniform(0.5, 1.0), rng.uniform(0.3, 0.95))
             reds = (0, 2, 4)  # faces of FACE_VALUES 1, 2, 3: no two opposite share a colour
-            tints = [red if i in reds else blue for i in range(6)]
+            # the atlas holds linear colour (Non-Color): red and blue as drawn (sRGB), made linear
+            tints = [_srgb(red if i in reds else blue)[:3] for i in range(6)]
         else:
             tints = [(1.0, 1.0, 1.0)] * 6
         atlas = _atlas(style, rng, glyph_set, tints)
@@ -634,8 +657,10 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
     scene.cycles.use_denoising = True
     scene.cycles.max_bounces = 8
     scene.cycles.transmission_bounces = 8
-    scene.view_settings.view_transform = rng.choice(["AgX", "AgX", "Standard"])  # a phone's tone curve, or none
+    # a phone's tone curve, or none (AgX on a third only: it turns bright saturated blue pink)
+    scene.view_settings.view_transform = rng.choice(["Khronos PBR Neutral", "AgX", "Standard"])
     scene.view_settings.exposure = rng.uniform(-0.6, 0.6)
+    white_balance(bpy, scene, kelvin, rng.uniform(0.6, 1.0))
     bpy.ops.render.render(write_still=True)
     level = _median_level(out_image)
     if not 40 <= level <= 190:  # burnt out or black: as a camera's auto-exposure would, once more
