@@ -38,7 +38,8 @@ def test_the_width_stops_at_a_frame_s_width():
 
 def test_a_cache_of_another_renderer_version_is_refused(tmp_path, capsys):
     (tmp_path / "manifest.jsonl").write_text(json.dumps({"image": "images/train_000000.jpg", "seed": 0}) + "\n")
-    assert render_dice.cache_versions(tmp_path / "manifest.jsonl") == {1}  # written before versions were
+    scenes = render_dice.cached_scenes(tmp_path / "manifest.jsonl")
+    assert render_dice.cache_versions(scenes) == {1}  # written before versions were
     assert render_dice.main(["--out", str(tmp_path), "--count", "1"]) == 2
     assert "renderer version 1" in capsys.readouterr().err
     assert (tmp_path / "manifest.jsonl").read_text().count("\n") == 1  # nothing added
@@ -47,8 +48,9 @@ def test_a_cache_of_another_renderer_version_is_refused(tmp_path, capsys):
 def test_versions_and_seeds_are_read_past_a_line_cut_short(tmp_path):
     manifest = tmp_path / "manifest.jsonl"
     manifest.write_text(json.dumps({"seed": 3, "renderer": render_dice.RENDERER}) + "\n" + '{"seed": 4, "rend')
-    assert render_dice.cache_versions(manifest) == {render_dice.RENDERER}
-    assert render_dice.done_seeds(manifest) == {3}
+    scenes = render_dice.cached_scenes(manifest)
+    assert render_dice.cache_versions(scenes) == {render_dice.RENDERER}
+    assert render_dice.done_seeds(scenes) == {3}
 
 
 def test_a_die_s_marks_stand_out_from_its_body_colour():

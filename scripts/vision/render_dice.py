@@ -85,8 +85,8 @@ class DieStyle:
     pip_shape: str  # round, square
     drilled: bool  # marks cut into the face (bump) or printed flat
     big_one: bool  # a big or red one
+    rgb: tuple[float, float, float]  # the body's colour (sRGB 0-1), its marks chosen for it
     symbols: int | None = None  # the symbol set's seed
-    rgb: tuple[float, float, float] | None = None  # the body's colour (sRGB 0-1), its marks chosen for it
 
 
 # --- drawing the faces ------------------------------------------------------------------
@@ -225,8 +225,8 @@ def die_material(bpy, name: str, style: DieStyle, atlas_image, rng: random.Rando
     tex = nodes.new("ShaderNodeTexImage")
     tex.image = atlas_image
     tex.interpolation = "Linear"
-    drawn = _body_colour(rng, style.body)  # drawn still, so a scene's later draws stay as they were
-    colour = style.rgb if style.rgb is not None else drawn
+    _body_colour(rng, style.body)  # the style holds the colour; drawn still, so later draws stay as they were
+    colour = style.rgb
     body = nodes.new("ShaderNodeRGB")
     body.outputs[0].default_value = _srgb(colour)
     body_out = body.outputs[0]
@@ -736,31 +736,28 @@ def _hidden_share(scene, depsgraph, camera, obj, m, n_top, u, v, half, project) 
 # --- the cache ---------------------------------------------------------------------------
 
 
-def done_seeds(manifest: Path) -> set[int]:
-    """The seeds of the scenes a cache holds (made by this version of the renderer: see
-    cache_version)."""
-    if not manifest.exists():
-        return set()
-    seeds = set()
-    for line in manifest.read_text().splitlines():
+def cached_scenes(manifest: Path) -> list[dict]:
+    """The manifest's whole lines, one a scene (a line cut short by a stop is left out: that
+    scene is made again)."""
+    scenes = []
+    for line in manifest.read_text().splitlines() if manifest.exists() else ():
         try:
-            seeds.add(json.loads(line)["seed"])
-        except (ValueError, KeyError):
-            continue  # a line cut short by a stop: that scene is made again
-    return seeds
-
-
-def cache_versions(manifest: Path) -> set[int]:
-    """The renderer versions of a cache's scenes (1: made before versions were written)."""
-    if not manifest.exists():
-        return set()
-    versions = set()
-    for line in manifest.read_text().splitlines():
-        try:
-            versions.add(json.loads(line).get("renderer", 1))
-        except (ValueError, AttributeError):
+            entry = json.loads(line)
+        except ValueError:
             continue
-    return versions
+        if isinstance(entry, dict) and "seed" in entry:
+            scenes.append(entry)
+    return scenes
+
+
+def done_seeds(scenes: list[dict]) -> set[int]:
+    """The seeds of a cache's scenes (`cached_scenes`)."""
+    return {e["seed"] for e in scenes}
+
+
+def cache_versions(scenes: list[dict]) -> set[int]:
+    """The renderer versions of a cache's scenes (1: made before versions were written)."""
+    return {e.get("renderer", 1) for e in scenes}
 
 
 def main(argv=None) -> int:
@@ -776,7 +773,8 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args(argv)
     manifest = args.out / "manifest.jsonl"
-    other = cache_versions(manifest) - {RENDERER}
+    scenes = cached_scenes(manifest)
+    other = cache_versions(scenes) - {RENDERER}
     if other:  # one cache, one look: a scene made again by another version would not be the same scene
         print(f"{args.out} holds scenes of renderer version {', '.join(map(str, sorted(other)))}; this is "
               f"version {RENDERER}: render into a new folder", file=sys.stderr)
@@ -785,7 +783,7 @@ def main(argv=None) -> int:
 
     images = args.out / "images"
     images.mkdir(parents=True, exist_ok=True)
-    have = done_seeds(manifest)
+    have = done_seeds(scenes)
     if manifest.exists() and manifest.stat().st_size and not manifest.read_bytes().endswith(b"\n"):
         with manifest.open("a") as f:  # a line cut short by a stop: the next starts on its own line
             f.write("\n")
