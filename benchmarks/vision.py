@@ -62,7 +62,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts" / "vision"))
-from dataset import SETS, TEST_ONLY, fixed, is_held_out, load_renders  # noqa: E402  (the models' split)
+from dataset import RENDER_HIDDEN, SETS, TEST_ONLY, fixed, is_held_out  # noqa: E402  (the models' split)
+from legibility import legible  # noqa: E402
+from render_dice import cached_scenes as render_dice_scenes  # noqa: E402  (no Blender needed)
 from hardware.vision import ReadyToRead, SpikeProfile, read_dice, teach_spike  # noqa: E402
 from hardware.vision.config import VisionConfig  # noqa: E402
 from hardware.vision.memory import TableMemory  # noqa: E402
@@ -98,13 +100,17 @@ def bar(name: str, g) -> str:
 
 def rendered_scenes(root: Path) -> list[dict]:
     """A render cache's scenes whose every die lies flat, in view, its top face mostly seen
-    (what a table would read; a cocked die is thrown again), as manifest entries."""
+    (what a table would read; a cocked die is thrown again), as manifest entries. A scene
+    holding a die whose marks its picture does not show (legibility.py: glare, dark, blur)
+    is marked "unreadable": its own row, where a hold is the reader's right answer."""
     out = []
-    for it in load_renders(root):
-        if not it.held_out:
+    for e in render_dice_scenes(root / "manifest.jsonl"):
+        if e["split"] != "heldout":
             raise SystemExit(f"{root} holds training renders: --renders reads a --split heldout cache only")
-        if it.kind in ("pip", "chance") and it.boxes and all(b[4] is not None for b in it.boxes):
-            out.append({"image": str(it.path.relative_to(root)), "kind": it.kind, "boxes": [list(b) for b in it.boxes]})
+        dice = e["dice_detail"]
+        if e["kind"] in ("pip", "chance") and dice and all(not d["cocked"] and d["hidden"] <= RENDER_HIDDEN for d in dice):
+            out.append({"image": e["image"], "kind": e["kind"], "boxes": [list(d["box"]) + [d["value"]] for d in dice],
+                        "unreadable": not all(legible(d) for d in dice)})
     return out
 
 
@@ -148,6 +154,8 @@ def per_die_needed(g) -> float:
 def verdict(name: str, g) -> str:
     """Whether the row's images can tell met from missed: 'missed' when even the interval's
     best end misses a bar figure, 'met' when its worst end meets them all, else 'unsure'."""
+    if name.endswith(" unreadable"):  # a hold is right there: no bar
+        return "-"
     if name.endswith(" crowded"):
         lo, hi = wilson(g["sure_right"], g["labelled"])
         return "missed" if hi < BAR_CROWDED_DICE else "met" if lo >= BAR_CROWDED_DICE else "unsure"
@@ -402,7 +410,7 @@ def main() -> int:
             if not test_only and args.split != "all" and is_held_out(e["image"]) != (args.split == "heldout"):
                 continue
             expect = len(e["boxes"]) if args.expect else None
-            row = f"{set_label}/{kind}{band(len(e['boxes']))}"
+            row = f"{set_label}/{kind}{band(len(e['boxes']))}" + (" unreadable" if e.get("unreadable") else "")
             frame = cv2.imread(str(root / e["image"]))
             for shift in [""] + shifts:
                 picture, boxes = shifted(frame, e["boxes"], shift)
@@ -452,21 +460,21 @@ def main() -> int:
           "met (its worst end meets it) or missed (its best end misses it):")
     for name, g in summary.items():
         n = g["images"]
-        print(f"  {name:<{width - 2}}" + "".join(f"{k} {100 * g[k] / max(1, n):5.1f} [{lo:5.1f}, {hi:5.1f}]  "
+        print(f"  {name:<{width - 1}}" + "".join(f"{k} {100 * g[k] / max(1, n):5.1f} [{lo:5.1f}, {hi:5.1f}]  "
                                           for k in ("right", "silent", "flagged") for lo, hi in [wilson(g[k], n)])
               + verdict(name, g))
     print("dice found, read right and sure (at or over the reader's min confidence), of the labelled dice; and what "
           "98% of scenes right needs of each die at the row's dice per scene (needed = 0.98 ** (images / dice)):")
     for name, g in summary.items():
         dice, needed = max(1, g["labelled"]), per_die_needed(g)
-        print(f"  {name:<{width - 2}}dice {g['labelled']:>5}  per scene {g['labelled'] / max(1, g['images']):4.1f}  "
+        print(f"  {name:<{width - 1}}dice {g['labelled']:>5}  per scene {g['labelled'] / max(1, g['images']):4.1f}  "
               f"right and sure {100 * g['sure_right'] / dice:6.2f}%  needed {100 * needed:6.2f}%  "
               f"dice not right and sure {dice - g['sure_right']:>4}, at most {dice * (1 - needed):6.1f}")
     print("held reveals by cause: too few dice found, too many, the count right but a die unsure (all values "
           "right / a value wrong):")
     for name, g in summary.items():
         if g["flagged"]:
-            print(f"  {name:<{width - 2}}held {g['flagged']:>4}  too few {g['held_few']:>4}  too many {g['held_many']:>4}  "
+            print(f"  {name:<{width - 1}}held {g['flagged']:>4}  too few {g['held_few']:>4}  too many {g['held_many']:>4}  "
                   f"unsure, right {g['flagged_but_right']:>4}  unsure, wrong {g['held_unsure_wrong']:>4}")
     overall = speed_summary(speed_total) if speed_total else []
     if overall:

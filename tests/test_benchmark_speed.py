@@ -44,3 +44,31 @@ def test_timed_frames_keep_their_shape(bench):
     assert boxes == [[200.0, 400.0, 300.0, 500.0, 4]]
     wide, _ = bench.at_speed_size(np.zeros((240, 320, 3), np.uint8), [])
     assert wide.shape == (960, 1280, 3)
+
+
+def _scene(seed, split, dice):
+    return {"image": f"images/{split}_{seed:06d}.jpg", "seed": seed, "split": split, "kind": "pip",
+            "dice_detail": [{"value": v, "box": [0, 0, 20, 20], "cocked": cocked, "hidden": 0.0, **marks}
+                            for v, cocked, marks in dice]}
+
+
+def test_rendered_scenes_keep_flat_throws_and_mark_those_no_camera_shows(bench, tmp_path):
+    import json
+
+    scenes = [_scene(1, "heldout", [(3, False, {"mark_contrast": 40.0})]),
+              _scene(2, "heldout", [(5, False, {"mark_contrast": 40.0}), (2, False, {"mark_contrast": 3.0})]),
+              _scene(3, "heldout", [(4, True, {})]),  # a cocked die: thrown again, not read
+              _scene(4, "heldout", [(6, False, {})])]  # measured before marks were: legible
+    (tmp_path / "manifest.jsonl").write_text("".join(json.dumps(e) + "\n" for e in scenes))
+    out = {e["image"]: e for e in bench.rendered_scenes(tmp_path)}
+    assert sorted(out) == ["images/heldout_000001.jpg", "images/heldout_000002.jpg", "images/heldout_000004.jpg"]
+    assert [out[k]["unreadable"] for k in sorted(out)] == [False, True, False]
+    assert out["images/heldout_000002.jpg"]["boxes"] == [[0, 0, 20, 20, 5], [0, 0, 20, 20, 2]]
+
+
+def test_training_renders_are_refused_as_a_judge(bench, tmp_path):
+    import json
+
+    (tmp_path / "manifest.jsonl").write_text(json.dumps(_scene(1, "train", [(3, False, {})])) + "\n")
+    with pytest.raises(SystemExit, match="training renders"):
+        bench.rendered_scenes(tmp_path)

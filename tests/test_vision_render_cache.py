@@ -72,3 +72,16 @@ def test_the_camera_s_white_balance_takes_out_the_share_of_the_cast_it_is_given(
     half = render_dice.balanced(warm, warm, 0.5)
     assert warm[2] < half[2] < 1.0  # blue comes back part of the way
     assert max(half) == pytest.approx(1.0)
+
+
+def test_a_line_appended_after_a_relabel_replaced_the_manifest_is_kept(tmp_path):
+    manifest = tmp_path / "manifest.jsonl"
+    render_dice.append_line(manifest, json.dumps({"seed": 1, "renderer": render_dice.RENDERER}))
+    # a relabel replaces the file whole (a new inode); the next scene still lands in it
+    replacement = tmp_path / "manifest.jsonl.tmp"
+    replacement.write_text(manifest.read_text().replace('"seed": 1', '"seed": 1, "relabelled": true'))
+    replacement.replace(manifest)
+    render_dice.append_line(manifest, json.dumps({"seed": 2, "renderer": render_dice.RENDERER}))
+    scenes = render_dice.cached_scenes(manifest)
+    assert [e["seed"] for e in scenes] == [1, 2]
+    assert scenes[0].get("relabelled") is True

@@ -19,6 +19,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from legibility import legible  # the renders whose marks their picture does not show
+
 # COMPANION_DATASETS: another root (a copy carried to a training machine)
 DATASETS = Path(os.environ.get("COMPANION_DATASETS") or Path(__file__).resolve().parents[3] / "shared" / "datasets")
 SETS = {
@@ -93,15 +95,17 @@ def load_all() -> list[Labelled]:
     return [item for name in SETS for item in load(name)]
 
 
-#: A rendered die whose top face is hidden more than this, or that lies cocked, is labelled
-#: nothing: neither a face to learn nor the table (render_dice.py's labels say which).
+#: A rendered die whose top face is hidden more than this, that lies cocked, or whose marks
+#: the picture does not show (legibility.legible) is labelled nothing: neither a face to
+#: learn nor the table (render_dice.py's labels say which).
 RENDER_HIDDEN = 0.3
 
 
 def load_renders(root: Path) -> list[Labelled]:
     """The scenes of a render cache (scripts/vision/render_dice.py: OUT/manifest.jsonl), as
-    Labelled photos. A die whose top face is mostly hidden or that lies cocked keeps its
-    box with the value None (a die is there; what it shows is not for learning). Held-out
+    Labelled photos. A die whose top face is mostly hidden, that lies cocked, or whose
+    marks are lost in its picture keeps its box with the value None (a die is there; what
+    it shows is not for learning). Held-out
     renders are of styles no training render has, so a cache is one split or the other."""
     out = []
     for line in (root / "manifest.jsonl").read_text().splitlines():
@@ -109,7 +113,8 @@ def load_renders(root: Path) -> list[Labelled]:
             e = json.loads(line)
         except ValueError:
             continue  # a line cut short by a stopped render
-        boxes = tuple(tuple(d["box"]) + ((None if d["cocked"] or d["hidden"] > RENDER_HIDDEN else d["value"]),)
+        boxes = tuple(tuple(d["box"]) + ((None if d["cocked"] or d["hidden"] > RENDER_HIDDEN or not legible(d)
+                                          else d["value"]),)
                       for d in e["dice_detail"])
         kind = {"pip": "pip", "chance": "chance", "symbol": "symbol"}[e["kind"]]
         out.append(Labelled("renders", root / e["image"], kind, boxes, e["split"] == "heldout"))

@@ -28,8 +28,10 @@ Needs bpy 5.0 (Python 3.11), numpy and OpenCV; glyphs.py draws the symbol sets.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import math
+import os
 import random
 import sys
 import time
@@ -40,6 +42,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 import glyphs  # noqa: E402  (random symbol sets; no tested set is drawn)
+import legibility  # noqa: E402  (how far a die's marks stand out in its picture)
 
 #: Scene i of a split is drawn from seed SPLIT_SEED[split] + i: the splits never share a scene.
 #: The renderer's version, written with each scene: a cache holds one version (see main).
@@ -92,40 +95,49 @@ class DieStyle:
 # --- drawing the faces ------------------------------------------------------------------
 
 
-def _face_mask(style: DieStyle, value, rng: random.Random, glyph_set: dict[int, np.ndarray] | None) -> np.ndarray:
-    """CELL x CELL float mask of one face's marks (1 = mark)."""
+def _face_mask(style: DieStyle, value, rng: random.Random,
+               glyph_set: dict[int, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
+    """CELL x CELL float mask of one face's marks (1 = mark), and which mark each texel is
+    (uint8: 0 the bare face, k the k-th pip; a symbol is one mark)."""
     import cv2
 
     mask = np.zeros((CELL, CELL), np.float32)
+    ids = np.zeros((CELL, CELL), np.uint8)
     if style.kind == "chance":
-        return mask
+        return mask, ids
     if style.kind == "symbol":
         g = cv2.resize(glyph_set[value], (int(CELL * 0.7), int(CELL * 0.7)), interpolation=cv2.INTER_AREA)
         o = (CELL - g.shape[0]) // 2
         mask[o:o + g.shape[0], o:o + g.shape[1]] = g
-        return mask
+        ids[mask >= 0.5] = 1
+        return mask, ids
     spread = CELL * rng.uniform(0.26, 0.31)
     radius = CELL * (rng.uniform(0.16, 0.22) if value == 1 and style.big_one else rng.uniform(0.075, 0.1))
-    for x, y in PIPS[value]:
+    for k, (x, y) in enumerate(PIPS[value], 1):
         cx, cy = CELL / 2 + x * spread, CELL / 2 + y * spread
         if style.pip_shape == "square":
             r = radius * 0.9
             cv2.rectangle(mask, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), 1.0, -1, cv2.LINE_AA)
+            cv2.rectangle(ids, (int(cx - r), int(cy - r)), (int(cx + r), int(cy + r)), k, -1)
         else:
             cv2.circle(mask, (int(round(cx * 4)), int(round(cy * 4))), int(radius * 4), 1.0, -1, cv2.LINE_AA, 2)
-    return mask
+            cv2.circle(ids, (int(round(cx * 4)), int(round(cy * 4))), int(radius * 4), k, -1, cv2.LINE_8, 2)
+    return mask, ids
 
 
-def _atlas(style: DieStyle, rng: random.Random, glyph_set, tints) -> np.ndarray:
+def _atlas(style: DieStyle, rng: random.Random, glyph_set, tints) -> tuple[np.ndarray, list[np.ndarray]]:
     """The die's texture: a 3 x 2 grid of faces (FACE_VALUES order), RGBA float; RGB the
-    face's tint (a chance cube's red or blue; white elsewhere), A its marks."""
+    face's tint (a chance cube's red or blue; white elsewhere), A its marks. And each
+    face's mark ids (_face_mask), in FACE_VALUES order."""
     out = np.ones((2 * CELL, 3 * CELL, 4), np.float32)
+    ids = []
     for i, value in enumerate(FACE_VALUES):
         r, c = divmod(i, 3)
         cell = out[r * CELL:(r + 1) * CELL, c * CELL:(c + 1) * CELL]
         cell[..., :3] = tints[i]
-        cell[..., 3] = _face_mask(style, value, rng, glyph_set)
-    return out
+        cell[..., 3], face_ids = _face_mask(style, value, rng, glyph_set)
+        ids.append(face_ids)
+    return out, ids
 
 
 # --- Blender: materials -------------------------------------------------------------------
@@ -475,8 +487,11 @@ def picture_width(side: int, distance: float, size_cm: float, lens_mm: float) ->
     return min(MAX_SIDE, max(side, 8 * math.ceil(needed / 8)))
 
 
-def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, samples: int, threads: int) -> dict:
-    """Build scene `seed`, drop its dice, render it to `out_image`; its labels."""
+def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, samples: int, threads: int,
+                     render: bool = True) -> dict:
+    """Build scene `seed`, drop its dice, render it to `out_image`; its labels. `render`
+    False: `out_image` is this scene rendered before (by this version), only labelled."""
+    import cv2
     from bpy_extras.object_utils import world_to_camera_view
     from mathutils import Euler, Vector
 
@@ -554,7 +569,7 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
             tints = [_srgb(red if i in reds else blue)[:3] for i in range(6)]
         else:
             tints = [(1.0, 1.0, 1.0)] * 6
-        atlas = _atlas(style, rng, glyph_set, tints)
+        atlas, mark_ids = _atlas(style, rng, glyph_set, tints)
         image = bpy.data.images.new(f"atlas{k}", atlas.shape[1], atlas.shape[0], alpha=True)
         image.colorspace_settings.name = "Non-Color"
         image.pixels.foreach_set(np.ascontiguousarray(atlas[::-1]).ravel())
@@ -565,7 +580,7 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
         obj.rotation_euler = Euler((rng.uniform(0, 2 * math.pi), rng.uniform(0, 2 * math.pi), rng.uniform(0, 2 * math.pi)))
         rigid(bpy, obj, "ACTIVE", "BOX", mass=0.005 * style.size_cm ** 3, friction=rng.uniform(0.3, 0.7),
               bounce=rng.uniform(0.2, 0.5))
-        dice.append((obj, style, tints))
+        dice.append((obj, style, mark_ids))
     world = scene.rigidbody_world
     world.substeps_per_frame = 20
     world.solver_iterations = 20
@@ -643,15 +658,15 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
     # render
     width = side
     height = int(round(side * aspect / 8)) * 8
-    render = scene.render
-    render.engine = "CYCLES"
-    render.resolution_x, render.resolution_y = width, height
-    render.resolution_percentage = 100
-    render.threads_mode = "FIXED"
-    render.threads = threads
-    render.image_settings.file_format = "JPEG"
-    render.image_settings.quality = 95
-    render.filepath = str(out_image)
+    output = scene.render
+    output.engine = "CYCLES"
+    output.resolution_x, output.resolution_y = width, height
+    output.resolution_percentage = 100
+    output.threads_mode = "FIXED"
+    output.threads = threads
+    output.image_settings.file_format = "JPEG"
+    output.image_settings.quality = 95
+    output.filepath = str(out_image) if render else ""
     scene.cycles.device = "CPU"
     scene.cycles.samples = samples
     scene.cycles.use_denoising = True
@@ -661,16 +676,18 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
     scene.view_settings.view_transform = rng.choice(["Khronos PBR Neutral", "AgX", "Standard"])
     scene.view_settings.exposure = rng.uniform(-0.6, 0.6)
     white_balance(bpy, scene, kelvin, rng.uniform(0.6, 1.0))
-    bpy.ops.render.render(write_still=True)
+    if render:
+        bpy.ops.render.render(write_still=True)
     level = _median_level(out_image)
-    if not 40 <= level <= 190:  # burnt out or black: as a camera's auto-exposure would, once more
+    if render and not 40 <= level <= 190:  # burnt out or black: as a camera's auto-exposure would, once more
         scene.view_settings.exposure += max(-4.0, min(4.0, math.log2(110 / max(level, 1.0))))
         bpy.ops.render.render(write_still=True)
 
     # labels, from each die's pose
     depsgraph = bpy.context.evaluated_depsgraph_get()
     labels = []
-    for (obj, style, tints), m in zip(dice, poses):
+    lab = legibility.to_lab(cv2.imread(str(out_image)))
+    for (obj, style, mark_ids), m in zip(dice, poses):
         rot = m.to_3x3()
         ups = [(rot @ Vector(n)).z for n in FACE_NORMALS]
         i = max(range(6), key=lambda k: ups[k])
@@ -687,9 +704,11 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
         box_all = _pixel_box(scene, camera, corners, world_to_camera_view, width, height)
         box_top = _pixel_box(scene, camera, top_pts, world_to_camera_view, width, height)
         hidden = _hidden_share(scene, depsgraph, camera, obj, m, n_top, u, v, half, world_to_camera_view)
+        origin, marks = top_face_marks(scene, depsgraph, camera, obj, m, i, half, mark_ids[i], box_top, width, height)
+        expected = 0 if kind == "chance" else 1 if kind == "symbol" else value
         labels.append({"kind": kind, "value": value, "box": box_all, "top_box": box_top,
                        "hidden": round(hidden, 3), "cocked": ups[i] < COCKED, "lean_deg": round(math.degrees(math.acos(min(1.0, ups[i]))), 1),
-                       "style": asdict(style)})
+                       **legibility.measure(lab, origin, marks, expected), "style": asdict(style)})
     return {"kind": kind, "surface": surface, "tray": floor_kind if tray else None, "lamps": lamps,
             "kelvin": round(kelvin), "tilt_deg": round(math.degrees(tilt), 1), "lens_mm": round(cam_data.lens, 1),
             "size": [width, height], "dice_detail": labels}
@@ -733,7 +752,56 @@ def _hidden_share(scene, depsgraph, camera, obj, m, n_top, u, v, half, project) 
     return hidden / total
 
 
+def top_face_marks(scene, depsgraph, camera, obj, m, face: int, half: float, ids: np.ndarray, box_top,
+                   width: int, height: int) -> tuple[tuple[int, int], np.ndarray]:
+    """What the camera sees of a die's top face, pixel by pixel over its box: one ray through
+    each pixel's centre; -1 where it meets something else (another die, the bevel, the
+    table), else the mark it meets (`ids`, the face's texels: 0 the bare face). Returns the
+    window's top-left pixel and the window (legibility.measure's input)."""
+    from mathutils import Vector
+
+    x0, y0 = max(0, int(box_top[0])), max(0, int(box_top[1]))
+    x1, y1 = min(width, int(math.ceil(box_top[2])) + 1), min(height, int(math.ceil(box_top[3])) + 1)
+    out = np.full((max(0, y1 - y0), max(0, x1 - x0)), -1, np.int16)
+    frame = camera.data.view_frame(scene=scene)  # the picture's corners, camera frame
+    left, right = min(c.x for c in frame), max(c.x for c in frame)
+    bottom, top = min(c.y for c in frame), max(c.y for c in frame)
+    depth = frame[0].z
+    turn = camera.matrix_world.to_3x3()
+    origin = camera.matrix_world.translation
+    inverse = m.inverted()
+    normal = FACE_NORMALS[face]
+    axis = [abs(c) for c in normal].index(1)
+    u_axis, v_axis = [a for a in range(3) if a != axis]
+    size = 2 * half
+    r, c = divmod(face, 3)
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            ray = turn @ Vector((left + (x + 0.5) / width * (right - left), top - (y + 0.5) / height * (top - bottom), depth))
+            hit, where, _, _, what, _ = scene.ray_cast(depsgraph, origin, ray.normalized())
+            if not hit or what is None or what.name != obj.name:
+                continue
+            local = inverse @ where
+            if local[axis] * normal[axis] < half * 0.98:  # a side face or the bevel
+                continue
+            col = min(CELL - 1, max(0, int((local[u_axis] / size + 0.5) * CELL)))
+            row = min(CELL - 1, max(0, int((0.5 - local[v_axis] / size) * CELL)))
+            out[y - y0, x - x0] = ids[row, col]
+    return (x0, y0), out
+
+
 # --- the cache ---------------------------------------------------------------------------
+
+
+def append_line(manifest: Path, line: str) -> None:
+    """Append one line to the manifest under its lock: a relabel replacing the file meanwhile
+    (the lock held) is waited for, and the line goes to the file that replaced it."""
+    while True:
+        with manifest.open("a") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            if manifest.exists() and os.fstat(f.fileno()).st_ino == manifest.stat().st_ino:
+                f.write(line + "\n")
+                return
 
 
 def cached_scenes(manifest: Path) -> list[dict]:
@@ -771,6 +839,9 @@ def main(argv=None) -> int:
                     help=f"picture width in pixels (more where a die would be under {MIN_DIE_PX} px)")
     ap.add_argument("--samples", type=int, default=16, help="Cycles samples a pixel (denoised)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--relabel", action="store_true",
+                    help="measure the marks (legibility.py) of the cache's scenes made before that was written: "
+                         "each scene built again from its seed, not rendered (a renderer may go on adding to OUT)")
     args = ap.parse_args(argv)
     manifest = args.out / "manifest.jsonl"
     scenes = cached_scenes(manifest)
@@ -781,6 +852,8 @@ def main(argv=None) -> int:
         return 2
     import bpy
 
+    if args.relabel:
+        return relabel(bpy, args.out, scenes, args.side, args.start, args.count, args.step)
     images = args.out / "images"
     images.mkdir(parents=True, exist_ok=True)
     have = done_seeds(scenes)
@@ -798,10 +871,53 @@ def main(argv=None) -> int:
         entry = {"image": name, "seed": seed, "renderer": RENDERER, "split": args.split, "kind": labels["kind"],
                  "dice": [d["value"] for d in dice], "boxes": [d["box"] + [d["value"]] for d in dice],
                  "dice_detail": dice, "scene": labels, "seconds": round(time.time() - t0, 1)}
-        with manifest.open("a") as f:
-            f.write(json.dumps(entry) + "\n")
+        append_line(manifest, json.dumps(entry))
         print(f"{name}: {len(dice)} {labels['kind']} dice, {entry['seconds']} s", flush=True)
     return 0
+
+
+def relabel(bpy, out: Path, scenes: list[dict], side: int, start: int, count: int, step: int) -> int:
+    """Add the marks' measures to the scenes of `out` that lack them, `start` to `count` (by
+    scene number), every `step`-th. Each is built again from its seed (not rendered) and its
+    dice's boxes must come out as the manifest has them, else it is left as it was. Done
+    scenes go to OUT/relabelled.jsonl as they come (a stopped run resumes), then into the
+    manifest, which is replaced whole under its lock (append_line: lines added meanwhile stay)."""
+    done_path = out / "relabelled.jsonl"
+    done = {e["seed"]: e for e in cached_scenes(done_path)}
+    base = {split: seed for split, seed in SPLIT_SEED.items()}
+    todo = [e for e in scenes if "mark_contrast" not in (e["dice_detail"] or [{}])[0]
+            and e["seed"] not in done and start <= e["seed"] - base[e["split"]] < count
+            and (e["seed"] - base[e["split"]] - start) % step == 0]
+    print(f"{len(todo)} scenes to measure", flush=True)
+    mismatched = 0
+    for e in todo:
+        t0 = time.time()
+        picture = out / e["image"]
+        before = picture.stat()
+        labels = build_and_render(bpy, e["seed"], e["split"], picture, side, 1, 1, render=False)
+        if (picture.stat().st_mtime_ns, picture.stat().st_size) != (before.st_mtime_ns, before.st_size):
+            raise SystemExit(f"{picture} was written by a relabel: stopped (render it again from its seed)")
+        dice = labels.pop("dice_detail")
+        if labels["size"] != e["scene"]["size"] or len(dice) != len(e["dice_detail"]) or any(
+                max(abs(a - b) for a, b in zip(d["box"], old["box"])) > 0.5 for d, old in zip(dice, e["dice_detail"])):
+            mismatched += 1
+            print(f"{e['image']}: built again, its dice lie elsewhere: left as it was", flush=True)
+            continue
+        entry = {**e, "dice_detail": [{**old, "marks_seen": d["marks_seen"], "mark_contrast": d["mark_contrast"]}
+                                      for d, old in zip(dice, e["dice_detail"])]}
+        with done_path.open("a") as f:
+            f.write(json.dumps(entry) + "\n")
+        done[e["seed"]] = entry
+        print(f"{e['image']}: marks {[d['mark_contrast'] for d in dice]}, {time.time() - t0:.1f} s", flush=True)
+    manifest = out / "manifest.jsonl"
+    with manifest.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # a renderer's append waits, then finds the new file
+        lines = [json.dumps(done.get(e["seed"], e)) for e in cached_scenes(manifest)]
+        tmp = out / "manifest.jsonl.tmp"
+        tmp.write_text("".join(line + "\n" for line in lines))
+        tmp.replace(manifest)
+    print(f"{len(done)} scenes measured in all; {mismatched} built otherwise, left as they were", flush=True)
+    return 0 if not mismatched else 1
 
 
 if __name__ == "__main__":
