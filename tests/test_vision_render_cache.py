@@ -4,6 +4,8 @@ a picture wide enough for its dice, and a cache that holds one renderer version.
 from __future__ import annotations
 
 import json
+import math
+import random
 import sys
 from pathlib import Path
 
@@ -54,7 +56,6 @@ def test_versions_and_seeds_are_read_past_a_line_cut_short(tmp_path):
 
 
 def test_a_die_s_marks_stand_out_from_its_body_colour():
-    import random
 
     for seed in range(300):
         kind, styles = render_dice.draw_styles(random.Random(seed), "train", 4)
@@ -85,3 +86,23 @@ def test_a_line_appended_after_a_relabel_replaced_the_manifest_is_kept(tmp_path)
     scenes = render_dice.cached_scenes(manifest)
     assert [e["seed"] for e in scenes] == [1, 2]
     assert scenes[0].get("relabelled") is True
+
+
+def test_a_tilted_camera_keeps_the_far_side_up():
+    rng = random.Random(5)
+    tilted = [math.degrees(render_dice.camera_turn(rng, 30.0)) for _ in range(500)]
+    assert max(abs(t) for t in tilted) <= render_dice.UPRIGHT_TURN
+    overhead = [math.degrees(render_dice.camera_turn(rng, 0.0)) for _ in range(500)]
+    assert max(overhead) > 150 and min(overhead) < -150  # straight down: any turn
+
+
+def test_renders_without_an_up_are_turned_any_way_in_training(tmp_path):
+    import dataset
+
+    lines = []
+    for seed, (renderer, tilt) in enumerate([(5, 30.0), (5, 2.0), (4, 30.0)]):
+        lines.append(json.dumps({"image": f"images/train_{seed:06d}.jpg", "seed": seed, "renderer": renderer,
+                                 "split": "train", "kind": "pip", "scene": {"tilt_deg": tilt},
+                                 "dice_detail": [{"value": 3, "box": [0, 0, 20, 20], "cocked": False, "hidden": 0.0}]}))
+    (tmp_path / "manifest.jsonl").write_text("\n".join(lines) + "\n")
+    assert [it.any_turn for it in dataset.load_renders(tmp_path)] == [False, True, True]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from legibility import legible  # the renders whose marks their picture does not show
+from render_dice import UPRIGHT_TILT  # a render tilted this much has an up (no Blender needed)
 
 # COMPANION_DATASETS: another root (a copy carried to a training machine)
 DATASETS = Path(os.environ.get("COMPANION_DATASETS") or Path(__file__).resolve().parents[3] / "shared" / "datasets")
@@ -77,6 +78,9 @@ class Labelled:
     kind: str  # "pip", "chance", "spike-A", "spike-A-enrol"
     boxes: tuple[tuple[float, float, float, float, object], ...]
     held_out: bool
+    #: The picture has no up (a render seen straight down, or by renderer 4 and before,
+    #: whose tilted cameras were turned any way): its crops may be turned any way.
+    any_turn: bool = False
 
 
 def load(set_name: str, root: Path | None = None) -> list[Labelled]:
@@ -117,6 +121,7 @@ def load_renders(root: Path) -> list[Labelled]:
                                           else d["value"]),)
                       for d in e["dice_detail"])
         kind = {"pip": "pip", "chance": "chance", "symbol": "symbol"}[e["kind"]]
-        out.append(Labelled("renders", root / e["image"], kind, boxes, e["split"] == "heldout"))
+        any_turn = e.get("renderer", 1) < 5 or e["scene"]["tilt_deg"] < UPRIGHT_TILT
+        out.append(Labelled("renders", root / e["image"], kind, boxes, e["split"] == "heldout", any_turn))
     return out
 

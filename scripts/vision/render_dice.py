@@ -52,7 +52,10 @@ import legibility  # noqa: E402  (how far a die's marks stand out in its picture
 #: 4: the camera white-balances most of the lamps' cast; no AgX on half the scenes it had
 #: (its hue shift drew bright blue faces pink); a chance cube's red and blue made linear
 #: (taken as linear, they rendered pale: a blue of sRGB 0.3-0.95 came out 0.6-0.98).
-RENDERER = 4
+#: 5: a tilted camera keeps the table's far side up (camera_turn); 4 turned it any way, a
+#: view the reader is not built for (docs/vision.md, "Which way is up"). A scene whose
+#: camera is within UPRIGHT_TILT of straight down is the same picture in 4 and 5.
+RENDERER = 5
 MIN_DIE_PX = 20  # a die's side in pixels, at least (the picture grows, up to MAX_SIDE)
 MAX_SIDE = 1280  # as wide as the frames the companion reads
 SPLIT_SEED = {"train": 0, "heldout": 50_000_000}
@@ -479,6 +482,20 @@ def draw_styles(rng: random.Random, split: str, n: int) -> tuple[str, list[DieSt
     return kind, [first if uniform else one() for _ in range(n)]
 
 
+#: A camera tilted more than this has an up: the table's far side at the top of its picture
+#: (a stand's or a hand's camera; `[camera] turn` takes out quarter turns), turned at most
+#: UPRIGHT_TURN either way. Nearer straight down, any turn: the reader expects no up there.
+UPRIGHT_TILT = 8.0
+UPRIGHT_TURN = 15.0
+
+
+def camera_turn(rng: random.Random, tilt_deg: float) -> float:
+    """The camera's turn about its view (radians), by its tilt (one draw either way)."""
+    if tilt_deg < UPRIGHT_TILT:
+        return rng.uniform(-math.pi, math.pi)
+    return rng.uniform(-1.0, 1.0) * math.radians(UPRIGHT_TURN)
+
+
 def picture_width(side: int, distance: float, size_cm: float, lens_mm: float) -> int:
     """The picture's width: `side`, or more (a multiple of 8, at most MAX_SIDE) so that a die
     of `size_cm` seen straight down from `distance` cm through a `lens_mm` lens (36 mm
@@ -615,7 +632,7 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
     offset = Vector((math.sin(tilt) * math.cos(heading), math.sin(tilt) * math.sin(heading), math.cos(tilt))) * distance
     camera.location = aim + offset
     camera.rotation_euler = (-offset).to_track_quat("-Z", "Y").to_euler()
-    camera.rotation_euler.rotate_axis("Z", rng.uniform(-math.pi, math.pi))
+    camera.rotation_euler.rotate_axis("Z", camera_turn(rng, math.degrees(tilt)))
     if rng.random() < 0.25:
         cam_data.dof.use_dof = True
         cam_data.dof.focus_distance = (aim - camera.location).length

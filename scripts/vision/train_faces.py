@@ -186,7 +186,7 @@ def load_items(held_out: bool, renders: list | None = None):
         img = cv2.imread(str(it.path))
         dice = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, max(b[2] - b[0], b[3] - b[1]),
                  None if b[4] is None else label_of(it.kind, b[4])) for b in it.boxes]
-        out.append((img, dice, hard_negatives(img, dice), it.set_name in TOP_DOWN_SETS or it.set_name == "renders"))
+        out.append((img, dice, hard_negatives(img, dice), it.set_name in TOP_DOWN_SETS or it.any_turn))
     return out
 
 
@@ -238,6 +238,7 @@ def sample_synth(pool, rng, upright: bool = False):
 
 
 INVERT = 0.5  # share of real crops shown with brightness inverted (set by --invert)
+HARD = 0.15  # share of a photo's crops cut where the centre model finds no die (set by --hard-share)
 LOW_RES = 0.0  # share of photographed and pasted crops shown as a far die would be (set by --low-res)
 STRETCH = 1.0  # the most a crop is made wider than tall, or taller than wide (set by --stretch)
 MOTION = 0.0  # share of crops smeared as a moving die or a shaken camera smears it (set by --motion)
@@ -297,7 +298,7 @@ def sample(items, rng, pool=None, share=0.0, cum=None, pasted=None, paste_share=
     if pool and rng.random() < share:
         return sample_synth(pool, rng)
     img, dice, hard, top_down = items[rng.choices(range(len(items)), cum_weights=cum)[0] if cum else rng.randrange(len(items))]
-    if hard and rng.random() < 0.15:
+    if hard and rng.random() < HARD:
         cx, cy, size = hard[rng.randrange(len(hard))]
         cx += rng.uniform(-0.1, 0.1) * size
         cy += rng.uniform(-0.1, 0.1) * size
@@ -420,6 +421,9 @@ def main():
     ap.add_argument("--width", type=float, default=None,
                     help="channel multiplier of the net (default 1, or the --from-onnx export's own)")
     ap.add_argument("--invert", type=float, default=0.25, help="share of real crops shown brightness-inverted")
+    ap.add_argument("--hard-share", type=float, default=0.15,
+                    help="share of a picture's crops cut where the centre model finds no labelled die (cloth dots, "
+                         "shadows, tiles): what keeps a model shown many new looks of dice from seeing dice there")
     ap.add_argument("--low-res", type=float, default=0.0,
                     help="share of photographed and pasted crops shown as a die 11-30 px across (see low_res)")
     ap.add_argument("--stretch", type=float, default=1.0,
@@ -500,8 +504,9 @@ def main():
     rendered_cum = list(itertools.accumulate(max(1, len(d)) for _, d, _, _ in renders))
     print(f"{len(renders)} rendered scenes", flush=True)
     print(f"{len(train)} training images, {len(held)} held out", flush=True)
-    global INVERT, LOW_RES, STRETCH, MOTION
+    global INVERT, LOW_RES, STRETCH, MOTION, HARD
     INVERT = args.invert
+    HARD = args.hard_share
     LOW_RES = args.low_res
     STRETCH = args.stretch
     MOTION = args.motion
