@@ -154,7 +154,7 @@ def per_die_needed(g) -> float:
 def verdict(name: str, g) -> str:
     """Whether the row's images can tell met from missed: 'missed' when even the interval's
     best end misses a bar figure, 'met' when its worst end meets them all, else 'unsure'."""
-    if name.endswith(" unreadable"):  # a hold is right there: no bar
+    if " unreadable" in name:  # a hold is right there (shifted too): no bar
         return "-"
     if name.endswith(" crowded"):
         lo, hi = wilson(g["sure_right"], g["labelled"])

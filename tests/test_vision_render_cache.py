@@ -56,7 +56,6 @@ def test_versions_and_seeds_are_read_past_a_line_cut_short(tmp_path):
 
 
 def test_a_die_s_marks_stand_out_from_its_body_colour():
-
     for seed in range(300):
         kind, styles = render_dice.draw_styles(random.Random(seed), "train", 4)
         for style in styles:
@@ -75,17 +74,26 @@ def test_the_camera_s_white_balance_takes_out_the_share_of_the_cast_it_is_given(
     assert max(half) == pytest.approx(1.0)
 
 
-def test_a_line_appended_after_a_relabel_replaced_the_manifest_is_kept(tmp_path):
+def test_a_line_appended_while_the_manifest_is_replaced_lands_in_the_new_file(tmp_path):
+    import fcntl
+    import threading
+
     manifest = tmp_path / "manifest.jsonl"
     render_dice.append_line(manifest, json.dumps({"seed": 1, "renderer": render_dice.RENDERER}))
-    # a relabel replaces the file whole (a new inode); the next scene still lands in it
-    replacement = tmp_path / "manifest.jsonl.tmp"
-    replacement.write_text(manifest.read_text().replace('"seed": 1', '"seed": 1, "relabelled": true'))
-    replacement.replace(manifest)
-    render_dice.append_line(manifest, json.dumps({"seed": 2, "renderer": render_dice.RENDERER}))
+    with manifest.open("a") as held:  # a tool mending the cache holds the lock and replaces the file
+        fcntl.flock(held, fcntl.LOCK_EX)
+        writer = threading.Thread(target=render_dice.append_line,
+                                  args=(manifest, json.dumps({"seed": 2, "renderer": render_dice.RENDERER})))
+        writer.start()
+        writer.join(0.3)
+        assert writer.is_alive()  # waiting for the lock, not writing to the file about to go
+        replacement = tmp_path / "manifest.jsonl.tmp"
+        replacement.write_text(manifest.read_text().replace('"seed": 1', '"seed": 1, "mended": true'))
+        replacement.replace(manifest)
+    writer.join(5)
     scenes = render_dice.cached_scenes(manifest)
     assert [e["seed"] for e in scenes] == [1, 2]
-    assert scenes[0].get("relabelled") is True
+    assert scenes[0].get("mended") is True
 
 
 def test_a_tilted_camera_keeps_the_far_side_up():

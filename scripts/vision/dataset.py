@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from legibility import legible  # the renders whose marks their picture does not show
-from render_dice import UPRIGHT_TILT  # a render tilted this much has an up (no Blender needed)
 
 # COMPANION_DATASETS: another root (a copy carried to a training machine)
 DATASETS = Path(os.environ.get("COMPANION_DATASETS") or Path(__file__).resolve().parents[3] / "shared" / "datasets")
@@ -121,7 +120,9 @@ def load_renders(root: Path) -> list[Labelled]:
                                           else d["value"]),)
                       for d in e["dice_detail"])
         kind = {"pip": "pip", "chance": "chance", "symbol": "symbol"}[e["kind"]]
-        any_turn = e.get("renderer", 1) < 5 or e["scene"]["tilt_deg"] < UPRIGHT_TILT
+        # renderer 5 says whether its camera had an up (its first scenes by the tilt: 8 degrees)
+        upright = e["scene"].get("upright", e.get("renderer", 1) >= 5 and e["scene"]["tilt_deg"] >= 8.0)
+        any_turn = not upright
         out.append(Labelled("renders", root / e["image"], kind, boxes, e["split"] == "heldout", any_turn))
     return out
 

@@ -46,8 +46,8 @@ def measure(lab: np.ndarray, origin: tuple[int, int], marks: np.ndarray, expecte
     `origin` (x, y): -1 where the camera sees something else, 0 the bare face, k >= 1 its
     k-th mark. `expected`: the marks the face has (a pip die's value; 1 for a symbol; 0 for
     a chance cube). Returns {"marks_seen": marks with a pixel in view, "mark_contrast": the
-    faintest expected mark's CIELAB distance from the face (0 for one not seen; None for a
-    face without marks or without bare face in view)}."""
+    faintest expected mark's CIELAB distance from the face (0 for one not seen, or for a
+    face not seen at all; None for a face without marks: a chance cube's)}."""
     x0, y0 = origin
     h, w = marks.shape
     window = lab[y0:y0 + h, x0:x0 + w]
@@ -55,8 +55,10 @@ def measure(lab: np.ndarray, origin: tuple[int, int], marks: np.ndarray, expecte
         raise ValueError(f"marks window {marks.shape} at {origin} leaves the picture {lab.shape[:2]}")
     seen = {int(k) for k in np.unique(marks) if k > 0}
     bare = marks == 0
-    if not expected or not bare.any():
+    if not expected:
         return {"marks_seen": len(seen), "mark_contrast": None}
+    if not bare.any():  # the face not seen at all: nothing to read
+        return {"marks_seen": len(seen), "mark_contrast": 0.0}
     # the face's colour away from its marks (a mark's antialiased rim is neither)
     near_mark = np.pad(marks > 0, 1)
     around = np.zeros_like(bare)
