@@ -62,7 +62,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts" / "vision"))
-from dataset import RENDER_HIDDEN, SETS, TEST_ONLY, fixed, is_held_out  # noqa: E402  (the models' split)
+from dataset import SETS, TEST_ONLY, fixed, is_held_out, lies_flat  # noqa: E402  (the models' split)
 from legibility import legible  # noqa: E402
 from render_dice import cached_scenes as render_dice_scenes  # noqa: E402  (no Blender needed)
 from hardware.vision import ReadyToRead, SpikeProfile, read_dice, teach_spike  # noqa: E402
@@ -108,7 +108,7 @@ def rendered_scenes(root: Path) -> list[dict]:
         if e["split"] != "heldout":
             raise SystemExit(f"{root} holds training renders: --renders reads a --split heldout cache only")
         dice = e["dice_detail"]
-        if e["kind"] in ("pip", "chance") and dice and all(not d["cocked"] and d["hidden"] <= RENDER_HIDDEN for d in dice):
+        if e["kind"] in ("pip", "chance") and dice and all(lies_flat(d) for d in dice):
             out.append({"image": e["image"], "kind": e["kind"], "boxes": [list(d["box"]) + [d["value"]] for d in dice],
                         "unreadable": not all(legible(d) for d in dice)})
     return out

@@ -104,6 +104,12 @@ def load_all() -> list[Labelled]:
 RENDER_HIDDEN = 0.3
 
 
+def lies_flat(detail: dict) -> bool:
+    """A rendered die (`dice_detail` of a manifest line) a table would read: flat, its top
+    face mostly seen (a cocked die is thrown again)."""
+    return not detail["cocked"] and detail["hidden"] <= RENDER_HIDDEN
+
+
 def load_renders(root: Path) -> list[Labelled]:
     """The scenes of a render cache (scripts/vision/render_dice.py: OUT/manifest.jsonl), as
     Labelled photos. A die whose top face is mostly hidden, that lies cocked, or whose
@@ -116,8 +122,7 @@ def load_renders(root: Path) -> list[Labelled]:
             e = json.loads(line)
         except ValueError:
             continue  # a line cut short by a stopped render
-        boxes = tuple(tuple(d["box"]) + ((None if d["cocked"] or d["hidden"] > RENDER_HIDDEN or not legible(d)
-                                          else d["value"]),)
+        boxes = tuple(tuple(d["box"]) + ((d["value"] if lies_flat(d) and legible(d) else None),)
                       for d in e["dice_detail"])
         kind = {"pip": "pip", "chance": "chance", "symbol": "symbol"}[e["kind"]]
         # renderer 5 says whether its camera had an up (its first scenes by the tilt: 8 degrees)

@@ -392,6 +392,7 @@ def evaluate(net, items, rng, n=3000):
 
 
 def main():
+    global INVERT, LOW_RES, STRETCH, MOTION, HARD
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default="hardware/vision/models/die_faces.onnx")
     ap.add_argument("--epochs", type=int, default=280)
@@ -421,7 +422,7 @@ def main():
     ap.add_argument("--width", type=float, default=None,
                     help="channel multiplier of the net (default 1, or the --from-onnx export's own)")
     ap.add_argument("--invert", type=float, default=0.25, help="share of real crops shown brightness-inverted")
-    ap.add_argument("--hard-share", type=float, default=0.15,
+    ap.add_argument("--hard-share", type=float, default=HARD,
                     help="share of a picture's crops cut where the centre model finds no labelled die (cloth dots, "
                          "shadows, tiles): what keeps a model shown many new looks of dice from seeing dice there")
     ap.add_argument("--low-res", type=float, default=0.0,
@@ -504,7 +505,6 @@ def main():
     rendered_cum = list(itertools.accumulate(max(1, len(d)) for _, d, _, _ in renders))
     print(f"{len(renders)} rendered scenes", flush=True)
     print(f"{len(train)} training images, {len(held)} held out", flush=True)
-    global INVERT, LOW_RES, STRETCH, MOTION, HARD
     INVERT = args.invert
     HARD = args.hard_share
     LOW_RES = args.low_res
