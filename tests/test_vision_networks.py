@@ -48,7 +48,7 @@ def _inputs(ref):
 
 
 @pytest.mark.parametrize("model", ["dice_centres.onnx", "face_embed.onnx", "die_faces.onnx",
-                                   "die_faces_twin.onnx", "die_faces_second.onnx"])
+                                   "die_faces_twin.onnx", "die_faces_second.onnx", "chance_colour.onnx"])
 def test_each_model_gives_the_stored_numbers_on_each_runtime(reference, model, runtime):
     got = networks.run(model, _inputs(reference)[model])
     want = reference[f"out:{model}"]

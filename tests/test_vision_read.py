@@ -805,8 +805,8 @@ def test_the_face_models_look_again_up_to_the_level_a_die_needs(monkeypatch, dic
                          for c in cands])
 
     monkeypatch.setattr(reader, "face_probabilities", faces)
-    monkeypatch.setattr(values.chance, "throw_colours",  # the big one's colour unsure too
-                        lambda frame, dice, least: [(1, 0.99 if c.size < 80 else 0.6) for c in dice])
+    monkeypatch.setattr(values.chance, "colours",  # the big one's colour unsure too
+                        lambda frame, dice: [(1, 0.99 if c.size < 80 else 0.6) for c in dice])
     read_dice(np.full((300, 300, 3), 90, np.uint8), dice, expect=2, min_confidence=0.8)
     assert 1 in [n for n, _ in asked]  # the big one read at the throw's size (reader._at_throw_size)
     assert all(abs(a - level) < 1e-9 for _, a in asked), asked
@@ -849,7 +849,7 @@ def test_touching_chance_cubes_boxed_together_stay_when_the_face_model_is_sure_t
         Candidate(285, 310, 40, 0.6): _p(none=0.01, blank=0.97, one=0.02),
         Candidate(315, 290, 40, 0.7): second,
     })
-    monkeypatch.setattr(values.chance, "throw_colours", lambda frame, dice, least: [("red", 0.99) for _ in dice])
+    monkeypatch.setattr(values.chance, "colours", lambda frame, dice: [("red", 0.99) for _ in dice])
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "chance", expect=3)
     assert len(reading.dice) == found and reading.flagged == (found != 3), reading.reason
 
@@ -871,7 +871,7 @@ def test_on_a_chance_table_squares_of_a_cloth_not_surely_dice_without_pips_go(mo
         Candidate(100, 300, 38, 0.6): square,
         Candidate(300, 300, 38, 0.5): square,
     })
-    monkeypatch.setattr(values.chance, "throw_colours", lambda frame, dice, least: [("blue", 0.95) for _ in dice])
+    monkeypatch.setattr(values.chance, "colours", lambda frame, dice: [("blue", 0.95) for _ in dice])
     reading = read_dice(np.full((400, 400, 3), 90, np.uint8), "chance", expect=3)
     assert len(reading.dice) == found and reading.flagged == (found != 3), reading.reason
 

@@ -48,24 +48,6 @@ class Candidate:
         return frame[max(0, y - r):y + r, max(0, x - r):x + r]
 
 
-# A typical Raspberry Pi camera's field of view across the picture's long side, in degrees
-# (the v1 module 54, v2 62, v3 66): it sets how much of a die's sides a camera sees.
-FIELD_OF_VIEW = 60.0
-
-
-def top_face(die: Candidate, shape: tuple[int, ...]) -> Candidate:
-    """`die`'s top face, its centre and size. Seen from straight above, a die x pixels
-    across from the middle of the picture (and y down) shows its sides facing the middle,
-    x / focal length (and y / focal length) times its top face's size wide (the focal length
-    in pixels, from FIELD_OF_VIEW). Its box takes them in: it is the top face's size times
-    1 + the larger of those, and centred half their width nearer the middle."""
-    h, w = shape[:2]
-    focal = max(h, w) / (2 * math.tan(math.radians(FIELD_OF_VIEW) / 2))
-    x, y = die.cx - w / 2, die.cy - h / 2
-    top = die.size / (1 + max(abs(x), abs(y)) / focal)
-    return Candidate(die.cx + x * top / 2 / focal, die.cy + y * top / 2 / focal, top, die.score)
-
-
 def standardise(img: np.ndarray, stats: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """Per-channel zero mean, unit spread, as CHW float32 (the centre model was trained so).
     `stats` = (mean, std) to use instead of the picture's own."""

@@ -161,7 +161,6 @@ def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     if expect is None or len(kept) <= expect:
         return kept, probs, None, None
     values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
-    found = len(kept)
     kept, probs, values, confidences = without_misfits(kept, probs, values, confidences, expect, min_confidence)
     if len(kept) > expect:
         kept, probs, values, confidences = without_strays(kept, probs, values, confidences, expect, min_confidence)
@@ -175,9 +174,6 @@ def _settled(frame, kept, probs, dice, profile, min_confidence, expect):
     if len(kept) > expect and dice == "spike":
         kept, probs, values, confidences = without_strangers(kept, probs, values, confidences, expect, min_confidence,
                                                              lambda: likeness(frame, kept, profile), NEAR_SURE)
-    if dice == "chance" and len(kept) < found:
-        # a chance cube's colour is read against the rest of its throw: without what went
-        values, confidences = read_values(frame, kept, probs, dice, profile, min_confidence)
     return kept, probs, values, confidences
 
 
@@ -189,8 +185,8 @@ def _at_throw_size(frame, kept, probs, values, confidences, dice, profile, min_c
     kind's confidence counts the doubt that it is a die at all). A candidate found only
     under a lowered centre cut-off (under KEEP_SCORE) is read again only where a box of
     the throw's size around it takes in no other die (`apart`): a speck beside a die would
-    show that die. A chance throw's colours are read again together, and kept only when
-    every die read again is still surer."""
+    show that die. The dice read again are kept only when every one of them is then
+    surer."""
     sure = surely_read(probs, confidences, min_confidence)
     if not one_size(kept, sure):
         return kept, probs, values, confidences

@@ -1,5 +1,5 @@
 """A die's value and how sure of it the reader is, from what the models read: pips from
-the face model, a chance cube's colour against its throw, a spike die's taught symbol."""
+the face model, a chance cube's colour from the colour model, a spike die's taught symbol."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def read_values(frame, kept, probs, dice, profile, min_confidence):
     values: list = []
     confidences: list[float] = []
     spikes = iter(spike.match_all(frame, kept, profile)) if dice == "spike" else None
-    colours = iter(chance.throw_colours(frame, kept, min_confidence)) if dice == "chance" else None
+    colours = iter(chance.colours(frame, kept)) if dice == "chance" else None
     for c, p in zip(kept, probs):
         die = p_die(p)
         if dice == "pips":

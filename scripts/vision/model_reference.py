@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from hardware.vision import networks  # noqa: E402
 from hardware.vision.detect import standardise, shrink  # noqa: E402
+from hardware.vision.chance import CHANCE_SIDE  # noqa: E402
 from hardware.vision.faces import FACE_SIDE, standardise_crops  # noqa: E402
 from hardware.vision.spike import SIDE as SPIKE_SIDE  # noqa: E402
 
@@ -33,7 +34,8 @@ FRAME = (256, 192)  # the centre model's input, w x h (its strides divide both)
 
 
 def pictures() -> dict[str, np.ndarray]:
-    """The uint8 inputs: a shrunk frame, and face and spike crops on a grid over the photo."""
+    """The uint8 inputs: a shrunk frame, and face, spike and chance-cube crops on a grid
+    over the photo."""
     img = cv2.imread(str(PHOTO))
     h, w = img.shape[:2]
     side = min(h, w) // 4
@@ -43,6 +45,7 @@ def pictures() -> dict[str, np.ndarray]:
         "frame": shrink(img, *FRAME),
         "faces": np.stack([cv2.resize(c, (FACE_SIDE, FACE_SIDE), interpolation=cv2.INTER_AREA) for c in crops]),
         "spikes": np.stack([cv2.resize(c, (SPIKE_SIDE, SPIKE_SIDE), interpolation=cv2.INTER_AREA) for c in crops]),
+        "cubes": np.stack([cv2.resize(c, (CHANCE_SIDE, CHANCE_SIDE), interpolation=cv2.INTER_AREA) for c in crops]),
     }
 
 
@@ -51,7 +54,8 @@ def inputs(pics: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     faces = standardise_crops(list(pics["faces"]))
     return {"dice_centres.onnx": standardise(pics["frame"])[None],
             "face_embed.onnx": standardise_crops(list(pics["spikes"])),
-            "die_faces.onnx": faces, "die_faces_twin.onnx": faces, "die_faces_second.onnx": faces}
+            "die_faces.onnx": faces, "die_faces_twin.onnx": faces, "die_faces_second.onnx": faces,
+            "chance_colour.onnx": standardise_crops(list(pics["cubes"]))}
 
 
 def outputs(pics: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
