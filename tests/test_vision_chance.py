@@ -42,7 +42,7 @@ def test_a_clear_face_is_read_with_confidence(bgr, value):
 @pytest.mark.parametrize("halves", [
     ((250, 250, 250),),                    # washed out by glare
     ((20, 20, 20),),                       # in deep shadow
-    ((33, 27, 28),),                       # near black: blue 5 grey levels above red is noise
+    ((33, 27, 28),),                       # near black: a blotch on the cloth, not a blue cube
     ((40, 40, 200), (200, 60, 40)),        # half red, half blue: two dice, or a side face
 ])
 def test_a_face_that_does_not_say_is_not_read_surely(halves):
@@ -53,17 +53,6 @@ def test_a_face_that_does_not_say_is_not_read_surely(halves):
 def test_the_bare_table_is_no_cube():
     p = cube_probabilities(np.full((100, 100, 3), TABLE, np.uint8), [DIE])[0]
     assert p.argmax() == 2 and colours(np.full((100, 100, 3), TABLE, np.uint8), [DIE])[0][1] < 0.5
-
-
-@pytest.mark.parametrize("top, side, value", [((200, 90, 60), (40, 40, 170), "blue"),
-                                              ((50, 50, 210), (150, 60, 40), "red")])
-def test_a_tilted_camera_s_top_face_is_read_above_the_side_below_it(top, side, value):
-    # seen at an angle, far side up: the top face, and below it a side face a third as tall
-    frame = np.full((100, 100, 3), TABLE, np.uint8)
-    frame[28:62, 32:68] = top
-    frame[62:74, 32:68] = side
-    v, confidence = colours(frame, [Candidate(50, 51, 46, 1.0)])[0]
-    assert v == value and confidence >= 0.8
 
 
 def test_a_warm_lamp_never_makes_a_blue_cube_surely_red():

@@ -3,18 +3,12 @@
 A small learned model (MODEL, trained by scripts/vision/train_chance.py on rendered chance
 cubes of every shade, under lamps of every colour and cameras from straight down to 45
 degrees) reads each cube from the crop the face model reads (faces.cut: square, CROP_FACTOR
-x the die's size, about its box). So it sees the whole die and a little table: it has
-learned that a tilted camera shows the top face above the sides (the picture's top being
-the table's far side), and how a lamp's colour moves both the cube's and the table's. Its
-classes are blue, red and nothing: no cube there (a tray's notch, a chip), or a face too
-dark or too blown out to tell. It was calibrated on renders it did not train on; each
-cube is read as cropped and mirrored, the two probabilities averaged, and its confidence
-is 2p - 1 of the likelier colour (p 0.9 passes the reader's 0.8).
-
-It replaced a hand-made read (the top face's pixels voting red against blue, the throw
-split into two colour groups, the light's colour estimated from the table's edges and
-taken out), which read fewer throws right and more silently wrong on looks no model
-trained on (docs/decisions.md, 2026-12-07).
+x the die's size, about its box): the whole die and a little table. Its classes are blue,
+red and nothing (no cube there: a tray's notch, the bare table). It was calibrated on
+renders it did not train on; each cube is read as cropped and mirrored, the two
+probabilities averaged, and its confidence is 2p - 1 of the likelier colour (the reader
+then weighs in the face model's doubt that it is a die: values.read_values). It replaced
+a hand-made read of the top face's pixels (docs/decisions.md, 2026-12-07).
 """
 
 from __future__ import annotations

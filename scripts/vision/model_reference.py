@@ -13,6 +13,7 @@ JPEG decoder's version never moves them); the test standardises them as the read
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -25,17 +26,19 @@ sys.path.insert(0, str(ROOT))
 from hardware.vision import networks  # noqa: E402
 from hardware.vision.detect import standardise, shrink  # noqa: E402
 from hardware.vision.chance import CHANCE_SIDE  # noqa: E402
-from hardware.vision.faces import FACE_SIDE, standardise_crops  # noqa: E402
+from hardware.vision.faces import CROP_FACTOR, FACE_SIDE, cut, standardise_crops  # noqa: E402
 from hardware.vision.spike import SIDE as SPIKE_SIDE  # noqa: E402
 
 PHOTO = ROOT / "hardware/data/demo/pips-2-0009.jpg"
+CUBES = ROOT / "hardware/data/demo/chance-5-0040.jpg"  # five chance cubes, boxed in the demo manifest
 OUT = ROOT / "tests/fixtures/model_reference.npz"
 FRAME = (256, 192)  # the centre model's input, w x h (its strides divide both)
 
 
 def pictures() -> dict[str, np.ndarray]:
-    """The uint8 inputs: a shrunk frame, and face, spike and chance-cube crops on a grid
-    over the photo."""
+    """The uint8 inputs: a shrunk frame, and face and spike crops on a grid over the photo;
+    for the chance model, the five cubes of a chance photo as the reader cuts them, then
+    four of the grid's crops (no cube)."""
     img = cv2.imread(str(PHOTO))
     h, w = img.shape[:2]
     side = min(h, w) // 4
@@ -45,8 +48,16 @@ def pictures() -> dict[str, np.ndarray]:
         "frame": shrink(img, *FRAME),
         "faces": np.stack([cv2.resize(c, (FACE_SIDE, FACE_SIDE), interpolation=cv2.INTER_AREA) for c in crops]),
         "spikes": np.stack([cv2.resize(c, (SPIKE_SIDE, SPIKE_SIDE), interpolation=cv2.INTER_AREA) for c in crops]),
-        "cubes": np.stack([cv2.resize(c, (CHANCE_SIDE, CHANCE_SIDE), interpolation=cv2.INTER_AREA) for c in crops]),
+        "cubes": np.stack(_cubes() + [cv2.resize(c, (CHANCE_SIDE, CHANCE_SIDE), interpolation=cv2.INTER_AREA)
+                                      for c in crops[:4]]),
     }
+
+
+def _cubes() -> list[np.ndarray]:
+    scene = next(s for s in json.loads((CUBES.parent / "manifest.json").read_text())["scenes"] if s["file"] == CUBES.name)
+    img = cv2.imread(str(CUBES))
+    return [cut(img, (x1 + x2) / 2, (y1 + y2) / 2, CROP_FACTOR * max(x2 - x1, y2 - y1), CHANCE_SIDE)
+            for x1, y1, x2, y2 in scene["boxes"]]
 
 
 def inputs(pics: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -1,24 +1,22 @@
 """Train the chance-cube colour model (is the top face red or blue?) and export ONNX.
 
 The model reads the crop the face model reads (faces.cut: square, CROP_FACTOR x the
-die's size, about its box), at CHANCE_SIDE px, standardised the same way: so it sees the
-whole die, sides and all, and learns where the top face lies (above its sides when the
-camera is tilted, the picture's top being the table's far side) instead of a hand-made
-rule placing it.
+die's size, about its box), at CHANCE_SIDE px, standardised the same way: the whole die,
+sides and all, and a little table.
 
 Data: the chance cubes of render caches (render_dice.py, training styles only: --renders,
 one or more), each die that lies flat and shows its top face; and "nothing" (no cube):
-die-sized places on the scenes' tables with no die, and what the shipped centre model
-finds there that is no die (a tray's notch, a chip). Batches are 30% nothing. A fifth of
-the scenes (crc32 of the image name, as dataset.is_held_out) is kept out of training to
-calibrate the model: one temperature fitted on their crops, folded into the exported
-logits, so that p = 0.95 is right about 95 times in 100 on looks it did not train on.
+die-sized places on the scenes' tables with no die (--tables), and with --mined what the
+shipped centre model finds there that is no die. Batches are 30% nothing. A fifth of the
+scenes (crc32 of the image name, as dataset.is_held_out) is kept out of training to
+calibrate the model: a temperature fitted on their crops, folded into the exported
+logits, so that p = 0.95 is right about 95 times in 100 on scenes it did not train on.
 
 Augmentation: the finder's error (crop off-centre, larger or smaller), turns (any way for a
 picture with no up, else within --upright degrees), mirroring, a light's colour from
 amber to blue (the camera's white balance off), exposure, gamma, saturation, blur, sensor
 noise (and, with --lost, crops made too dark or too blown out to tell, labelled nothing).
-Three nets are trained from seeds SEED, SEED+1, SEED+2, each calibrated; the export
+--members nets are trained from seeds SEED, SEED+1..., each calibrated; the export
 averages their probabilities (Members).
 
 Needs torch (CPU). Reproduce the shipped model: the defaults, with --renders for every
@@ -43,12 +41,11 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import dataset  # noqa: E402
-from hardware.vision.chance import CHANCE_SIDE  # noqa: E402
+from hardware.vision.chance import CHANCE_SIDE, COLOURS  # noqa: E402  (the model's first classes, in order)
 from hardware.vision.detect import find_candidates  # noqa: E402  (the shipped centre model)
 from hardware.vision.faces import CROP_FACTOR, cut, standardise_crops  # noqa: E402
 
-COLOURS = ("blue", "red")  # the model's classes, in order, then NOTHING
-NOTHING = 2  # no chance cube centred in the crop: the table, a tray's notch, a chip
+NOTHING = 2  # the model's class after COLOURS: no chance cube centred in the crop
 
 
 class ChanceNet(nn.Module):
@@ -75,7 +72,7 @@ class ChanceNet(nn.Module):
 
 def chance_dice(roots: list[Path], tables: int, rng: np.random.Generator,
                 mined: bool = False) -> list[tuple[Path, tuple, int, bool, bool]]:
-    """(image, box, class, any turn, held out) of each chance cube a table would read,
+    """(image, box, class, any turn, calibrate) of each chance cube a table would read,
     of `tables` places on the scenes' tables where no die lies, and (`mined`) of what the
     centre model finds there that is no die (both NOTHING)."""
     out, scenes = [], []
@@ -88,6 +85,8 @@ def chance_dice(roots: list[Path], tables: int, rng: np.random.Generator,
             for *box, value in item.boxes:
                 if item.kind == "chance" and value in COLOURS:
                     out.append((item.path, tuple(box), COLOURS.index(value), item.any_turn, calibrate))
+    if not scenes:
+        raise SystemExit(f"no rendered scenes in {', '.join(map(str, roots))}: render some (render_dice.py --out DIR)")
     for k in rng.integers(len(scenes), size=tables):
         item, calibrate = scenes[k]
         box = no_die(item, rng)
@@ -175,18 +174,16 @@ def lost(crops: np.ndarray, classes: np.ndarray, rng: np.random.Generator, share
         classes[i] = NOTHING
 
 
-def batches(dice, images, n: int, rng, upright: float, augment: bool = True, nothing: float = 0.3,
-            lost_share: float = 0.0):
-    """(standardised crops, classes) of `n` dice drawn from `dice`: a `nothing` share of
-    them places with no cube, the rest cubes."""
+def batches(dice, images, n: int, rng, upright: float, nothing: float = 0.3, lost_share: float = 0.0):
+    """(standardised crops, classes) of `n` dice drawn from `dice`, each under another
+    light and camera: a `nothing` share of them places with no cube, the rest cubes."""
     empty = [i for i, d in enumerate(dice) if d[2] == NOTHING]
     cubes = [i for i, d in enumerate(dice) if d[2] != NOTHING]
     pick = np.where(rng.random(n) < nothing, rng.choice(empty, n), rng.choice(cubes, n))
     crops = np.stack([crop(images[dice[i][0]], dice[i][1], dice[i][3], rng, upright) for i in pick])
     classes = np.array([dice[i][2] for i in pick])
-    if augment:
-        crops = looks(crops, rng)
-        lost(crops, classes, rng, lost_share)
+    crops = looks(crops, rng)
+    lost(crops, classes, rng, lost_share)
     x = standardise_crops(list(crops))
     return torch.from_numpy(x), torch.from_numpy(classes)
 
@@ -220,8 +217,9 @@ class Members(nn.Module):
         return torch.log(p.clamp_min(1e-12))
 
 
-def train_one(train, held, images, args, seed: int) -> ChanceNet:
-    """One net trained on `train` from `seed`, its temperature fitted on `held`."""
+def train_one(train, images, calib, args, seed: int) -> ChanceNet:
+    """One net trained on `train` from `seed`, its temperature fitted on the calibration
+    crops `calib` (x, y)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     net = ChanceNet()
@@ -243,7 +241,7 @@ def train_one(train, held, images, args, seed: int) -> ChanceNet:
         print(f"seed {seed} epoch {epoch} loss {total / (args.per_epoch // args.batch):.4f} "
               f"{time.time() - start:.0f}s", flush=True)
     net.eval()
-    x, y = calibration(held, images, args)
+    x, y = calib
     with torch.no_grad():
         net.temperature.fill_(fit_temperature(net(x), y))
     report(f"seed {seed}, temperature {float(net.temperature):.2f}", net, x, y)
@@ -251,13 +249,15 @@ def train_one(train, held, images, args, seed: int) -> ChanceNet:
 
 
 def calibration(held, images, args):
-    """The calibration crops (the same for every net)."""
+    """The calibration crops, drawn as training's are from the scenes kept out of it."""
     parts = [batches(held, images, 512, np.random.default_rng(args.seed + 1000 + k), args.upright, lost_share=args.lost)
              for k in range(8)]
     return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
 
 
 def report(name: str, net: nn.Module, x, y) -> None:
+    """How `net` reads the calibration crops (x, y): the share right, and how many of those
+    read at p 0.9 or more are wrong."""
     with torch.no_grad():
         p = F.softmax(net(x), 1).max(1)
     right = p.indices == y
@@ -296,8 +296,15 @@ def main():
     print(f"{cubes[0]} cubes and {len(train) - cubes[0]} places with none to train on, {cubes[1]} and "
           f"{len(held) - cubes[1]} to calibrate on ({len(images)} scenes)", flush=True)
 
-    net = Members([train_one(train, held, images, args, args.seed + k) for k in range(args.members)])
-    report(f"the {args.members} averaged", net, *calibration(held, images, args))
+    kinds = {0: "blue cube", 1: "red cube", NOTHING: "place without a die"}
+    for name, part in (("training", train), ("calibration", held)):
+        lacking = [kinds[c] for c in kinds if c not in {d[2] for d in part}]
+        if lacking:
+            raise SystemExit(f"the {name} scenes hold no {', no '.join(lacking)}: give more render caches "
+                             "(--renders) or --tables")
+    calib = calibration(held, images, args)
+    net = Members([train_one(train, images, calib, args, args.seed + k) for k in range(args.members)])
+    report(f"the {args.members} averaged", net, *calib)
     torch.onnx.export(net.eval(), torch.zeros(1, 3, CHANCE_SIDE, CHANCE_SIDE), args.out, input_names=["crops"],
                       output_names=["logits"], opset_version=13, dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
                       dynamo=False)
