@@ -15,12 +15,11 @@ from hardware.vision.detect import Candidate
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DIE = Candidate(cx=50, cy=50, size=40, score=1.0)
-TABLE = (110, 128, 120)  # a grey-green cloth
 
 
-def face(*bgr_halves, table=TABLE) -> np.ndarray:
-    """A table with a 40 px die face at (50, 50), its left and right halves coloured."""
-    frame = np.full((100, 100, 3), table, np.uint8)
+def face(*bgr_halves) -> np.ndarray:
+    """A grey table with a 40 px die face at (50, 50), its left and right halves coloured."""
+    frame = np.full((100, 100, 3), 120, np.uint8)
     left, right = bgr_halves if len(bgr_halves) == 2 else bgr_halves * 2
     frame[30:70, 30:50] = left
     frame[30:70, 50:70] = right
@@ -42,25 +41,43 @@ def test_a_clear_face_is_read_with_confidence(bgr, value):
 @pytest.mark.parametrize("halves", [
     ((250, 250, 250),),                    # washed out by glare
     ((20, 20, 20),),                       # in deep shadow
-    ((33, 27, 28),),                       # near black: a blotch on the cloth, not a blue cube
     ((40, 40, 200), (200, 60, 40)),        # half red, half blue: two dice, or a side face
 ])
-def test_a_face_that_does_not_say_is_not_read_surely(halves):
+def test_a_face_that_does_not_say_is_unsure(halves):
     _, confidence = colours(face(*halves), [DIE])[0]
+    assert confidence < 0.5
+
+
+@pytest.mark.parametrize("bgr", [
+    (27, 25, 32),   # a near-black face: red only 5 grey levels above blue
+    (33, 27, 28),   # ... or blue 5 above red: a blotch on the cloth, not a cube
+])
+def test_a_near_black_face_is_unsure_not_read_by_its_noise(bgr):
+    _, confidence = colours(face(bgr), [DIE])[0]
     assert confidence < 0.8
 
 
 def test_the_bare_table_is_no_cube():
-    p = cube_probabilities(np.full((100, 100, 3), TABLE, np.uint8), [DIE])[0]
-    assert p.argmax() == 2 and colours(np.full((100, 100, 3), TABLE, np.uint8), [DIE])[0][1] < 0.5
+    table = np.full((100, 100, 3), 120, np.uint8)
+    assert cube_probabilities(table, [DIE])[0].argmax() == 2 and colours(table, [DIE])[0][1] < 0.5
 
 
-def test_a_warm_lamp_never_makes_a_blue_cube_surely_red():
-    # the whole picture under a tungsten lamp the camera did not correct: blue turns grey
-    warm = np.array([0.7, 0.95, 1.3])
-    frame = np.clip(face((170, 110, 90)) * warm, 0, 255).astype(np.uint8)
-    v, confidence = colours(frame, [DIE])[0]
-    assert v == "blue" or confidence < 0.8
+def grain_table(height=240, width=320, seed=3) -> np.ndarray:
+    """A grey table with a grain of its own (wood, cloth): blotches of many sizes."""
+    rng = np.random.default_rng(seed)
+    grain = sum(cv2.resize(rng.normal(0, 1, (height // k, width // k)).astype(np.float32), (width, height))
+                for k in (2, 4, 8))
+    return np.repeat((120 + 25 * grain / grain.std())[..., None], 3, axis=2)
+
+
+def test_a_lone_blue_cube_under_a_strong_warm_lamp_is_not_read_surely_red():
+    # a slate-blue face under a tungsten lamp the camera did not correct reads grey-red,
+    # and one die gives no throw to set it against: at most held, never surely red
+    frame = grain_table()
+    frame[100:140, 40:80] = (150, 115, 100)
+    frame = np.clip(frame * np.array([0.65, 0.95, 1.35]), 0, 255).astype(np.uint8)
+    value, confidence = colours(frame, [Candidate(cx=60, cy=120, size=40, score=1.0)])[0]
+    assert value == "blue" or confidence <= 0.5
 
 
 def test_no_cubes_no_reads():

@@ -4,10 +4,11 @@ where ONNX Runtime has no wheel (32-bit Raspberry Pi OS). No torch at run time.
 dice_centres.onnx finds die centres and sizes; die_faces.onnx and its twin
 die_faces_twin.onnx read a top-face crop together (faces.first_reading), and
 die_faces_second.onnx gives a second opinion on it (faces.settle); face_embed.onnx
-describes a spike die's symbol; chance_colour.onnx tells a chance cube's colour. All are trained by scripts/vision/ (see docs/vision.md
-for provenance). Each output is read by the name its ONNX graph gives it, never by a
-layer's name or kind, which importers change (tests/test_vision_networks.py holds every
-model, on each runtime installed, to stored numbers).
+describes a spike die's symbol; chance_colour.onnx tells a chance cube's colour. All
+are trained by scripts/vision/ (see docs/vision.md for provenance). Each output is read
+by the name its ONNX graph gives it, never by a layer's name or kind, which importers
+change (tests/test_vision_networks.py holds every model, on each runtime installed, to
+stored numbers).
 """
 
 from __future__ import annotations

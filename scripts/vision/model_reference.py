@@ -13,7 +13,6 @@ JPEG decoder's version never moves them); the test standardises them as the read
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from hardware.demo_camera import load_manifest  # noqa: E402
 from hardware.vision import networks  # noqa: E402
 from hardware.vision.detect import standardise, shrink  # noqa: E402
 from hardware.vision.chance import CHANCE_SIDE  # noqa: E402
@@ -54,7 +54,7 @@ def pictures() -> dict[str, np.ndarray]:
 
 
 def _cubes() -> list[np.ndarray]:
-    scene = next(s for s in json.loads((CUBES.parent / "manifest.json").read_text())["scenes"] if s["file"] == CUBES.name)
+    scene = next(s for s in load_manifest(CUBES.parent)["scenes"] if s["file"] == CUBES.name)
     img = cv2.imread(str(CUBES))
     return [cut(img, (x1 + x2) / 2, (y1 + y2) / 2, CROP_FACTOR * max(x2 - x1, y2 - y1), CHANCE_SIDE)
             for x1, y1, x2, y2 in scene["boxes"]]
