@@ -6,8 +6,8 @@ sides and all, and a little table.
 
 Data: the chance cubes of render caches (render_dice.py, training styles only: --renders,
 one or more), each die that lies flat and shows its top face; and "nothing" (no cube):
-die-sized places on the scenes' tables with no die (--tables), and with --mined what the
-shipped centre model finds there that is no die. Batches are 30% nothing. A fifth of the
+die-sized places on the scenes' tables with no die (--tables), and with --mined-share what
+the shipped centre model finds there that is no die. Batches are 30% nothing. A fifth of the
 scenes (crc32 of the image name, as dataset.is_held_out) is kept out of training to
 calibrate the model: a temperature fitted on their crops, folded into the exported
 logits, so that p = 0.95 is right about 95 times in 100 on scenes it did not train on.
@@ -94,7 +94,7 @@ def chance_dice(roots: list[Path], tables: int, rng: np.random.Generator,
             out.append((item.path, box, NOTHING, item.any_turn, calibrate))
     if mined:
         for item, calibrate in scenes:
-            out += [(item.path, box, NOTHING, item.any_turn, calibrate) for box in finder_strays(item)]
+            out += [(item.path, box, NOTHING, item.any_turn, calibrate, True) for box in finder_strays(item)]
     return out
 
 
@@ -174,12 +174,18 @@ def lost(crops: np.ndarray, classes: np.ndarray, rng: np.random.Generator, share
         classes[i] = NOTHING
 
 
-def batches(dice, images, n: int, rng, upright: float, nothing: float = 0.3, lost_share: float = 0.0):
+def batches(dice, images, n: int, rng, upright: float, nothing: float = 0.3, lost_share: float = 0.0,
+            mined_share: float = 0.0):
     """(standardised crops, classes) of `n` dice drawn from `dice`, each under another
-    light and camera: a `nothing` share of them places with no cube, the rest cubes."""
-    empty = [i for i, d in enumerate(dice) if d[2] == NOTHING]
+    light and camera: a `nothing` share of them places with no cube (`mined_share` of those
+    the finder's strays, where there are any), the rest cubes."""
+    strays = [i for i, d in enumerate(dice) if len(d) > 5 and d[5]]
+    empty = [i for i, d in enumerate(dice) if d[2] == NOTHING and not (len(d) > 5 and d[5])]
     cubes = [i for i, d in enumerate(dice) if d[2] != NOTHING]
-    pick = np.where(rng.random(n) < nothing, rng.choice(empty, n), rng.choice(cubes, n))
+    is_none, none = rng.random(n) < nothing, rng.choice(empty, n)  # this order of draws remakes the shipped model
+    if strays:
+        none = np.where(rng.random(n) < mined_share, rng.choice(strays, n), none)
+    pick = np.where(is_none, none, rng.choice(cubes, n))
     crops = np.stack([crop(images[dice[i][0]], dice[i][1], dice[i][3], rng, upright) for i in pick])
     classes = np.array([dice[i][2] for i in pick])
     crops = looks(crops, rng)
@@ -231,7 +237,8 @@ def train_one(train, images, calib, args, seed: int) -> ChanceNet:
         net.train()
         total = 0.0
         for _ in range(args.per_epoch // args.batch):
-            x, y = batches(train, images, args.batch, rng, args.upright, lost_share=args.lost)
+            x, y = batches(train, images, args.batch, rng, args.upright, lost_share=args.lost,
+                           mined_share=args.mined_share)
             loss = F.cross_entropy(net(x), y, label_smoothing=0.02)
             opt.zero_grad()
             loss.backward()
@@ -250,8 +257,8 @@ def train_one(train, images, calib, args, seed: int) -> ChanceNet:
 
 def calibration(held, images, args):
     """The calibration crops, drawn as training's are from the scenes kept out of it."""
-    parts = [batches(held, images, 512, np.random.default_rng(args.seed + 1000 + k), args.upright, lost_share=args.lost)
-             for k in range(8)]
+    parts = [batches(held, images, 512, np.random.default_rng(args.seed + 1000 + k), args.upright, lost_share=args.lost,
+                     mined_share=args.mined_share) for k in range(8)]
     return torch.cat([p[0] for p in parts]), torch.cat([p[1] for p in parts])
 
 
@@ -277,9 +284,10 @@ def main():
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--members", type=int, default=3, help="nets trained from seeds SEED, SEED+1...: their average")
     ap.add_argument("--tables", type=int, default=800, help="places with no die to learn NOTHING from")
-    ap.add_argument("--mined", action="store_true",
-                    help="also learn as NOTHING what the centre model finds that is no die (lost more than it "
-                         "gained: docs/decisions.md, 2026-12-07)")
+    ap.add_argument("--mined-share", type=float, default=0.0,
+                    help="share of the NOTHING crops taken from what the centre model finds that is no die (0: "
+                         "none mined; all of them mixed in, as --mined did, lost more than it gained: "
+                         "docs/decisions.md, 2026-12-07)")
     ap.add_argument("--lost", type=float, default=0.0,
                     help="share of crops made too dark or bright to tell, learned as NOTHING (0.06 lost more than "
                          "it gained: docs/decisions.md, 2026-12-07)")
@@ -288,13 +296,14 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
 
-    dice = chance_dice(args.renders, args.tables, np.random.default_rng(args.seed), args.mined)
+    dice = chance_dice(args.renders, args.tables, np.random.default_rng(args.seed), args.mined_share > 0)
     images = {p: cv2.imread(str(p)) for p in {d[0] for d in dice}}
     train = [d for d in dice if not d[4]]
     held = [d for d in dice if d[4]]
     cubes = sum(d[2] != NOTHING for d in train), sum(d[2] != NOTHING for d in held)
     print(f"{cubes[0]} cubes and {len(train) - cubes[0]} places with none to train on, {cubes[1]} and "
-          f"{len(held) - cubes[1]} to calibrate on ({len(images)} scenes)", flush=True)
+          f"{len(held) - cubes[1]} to calibrate on ({len(images)} scenes; of those places, "
+          f"{sum(len(d) > 5 and d[5] for d in dice)} the finder's strays)", flush=True)
 
     kinds = {0: "blue cube", 1: "red cube", NOTHING: "place without a die"}
     for name, part in (("training", train), ("calibration", held)):
