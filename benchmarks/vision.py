@@ -35,6 +35,13 @@ the reader will meet others, so this is where silent errors show first.
 at the table: N frames of it, each with its own noise or bands, averaged by ReadyToRead's
 still_picture (the other shifts are the same in every frame, so averaging changes nothing).
 
+--empty-tables reads the --renders scenes as a calibrated table reads them: with the photo
+of the same table, camera and light without the dice (render_dice.py --empty), which the
+companion takes at set-up; what that photo shows is the table's own, not a die. Scenes
+with no such photo are left out. Under --shift the photo was taken by the same camera
+under the same light: the shift is applied to it too (a lamp's pool or a shadow is in it),
+its noise and flicker bands drawn anew. A light changed since set-up is not measured here.
+
 --evening reads each set as one table reads an evening's reveals: pip photos in the order
 they were taken (the numbers in their names), each set and shift with its own
 TableMemory, which learns from the readings read surely and vouches for dice read
@@ -64,10 +71,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts" / "vision"))
 from dataset import SETS, TEST_ONLY, fixed, is_held_out, lies_flat  # noqa: E402  (the models' split)
 from legibility import legible  # noqa: E402
-from render_dice import cached_scenes as render_dice_scenes  # noqa: E402  (no Blender needed)
+from render_dice import EMPTY as RENDERED_EMPTY  # noqa: E402  (no Blender needed)
+from render_dice import cached_scenes as render_dice_scenes  # noqa: E402
 from hardware.vision import ReadyToRead, SpikeProfile, read_dice, teach_spike  # noqa: E402
 from hardware.vision.config import VisionConfig  # noqa: E402
 from hardware.vision.memory import TableMemory  # noqa: E402
+from hardware.vision.ready import EmptyTable  # noqa: E402
 
 # the confidence under which the reader flags a die when not told otherwise
 DEFAULT_MIN_CONFIDENCE = inspect.signature(read_dice).parameters["min_confidence"].default
@@ -104,13 +113,14 @@ def rendered_scenes(root: Path) -> list[dict]:
     holding a die whose marks its picture does not show (legibility.py: glare, dark, blur)
     is marked "unreadable": its own row, where a hold is the reader's right answer."""
     out = []
+    empty = {e["image"]: e["empty"] for e in render_dice_scenes(root / RENDERED_EMPTY)}
     for e in render_dice_scenes(root / "manifest.jsonl"):
         if e["split"] != "heldout":
             raise SystemExit(f"{root} holds training renders: --renders reads a --split heldout cache only")
         dice = e["dice_detail"]
         if e["kind"] in ("pip", "chance") and dice and all(lies_flat(d) for d in dice):
             out.append({"image": e["image"], "kind": e["kind"], "boxes": [list(d["box"]) + [d["value"]] for d in dice],
-                        "unreadable": not all(legible(d) for d in dice)})
+                        "unreadable": not all(legible(d) for d in dice), "empty": empty.get(e["image"])})
     return out
 
 
@@ -172,8 +182,8 @@ def _gain(bgr):
     return lambda im: np.clip(im * np.array(bgr, np.float32), 0, 255).astype(np.uint8)
 
 
-def _noisy(im):
-    rough = np.clip(im + np.random.default_rng(0).normal(0, 8, im.shape), 0, 255).astype(np.uint8)
+def _noisy(im, seed=0):
+    rough = np.clip(im + np.random.default_rng(seed).normal(0, 8, im.shape), 0, 255).astype(np.uint8)
     return cv2.imdecode(cv2.imencode(".jpg", rough, [cv2.IMWRITE_JPEG_QUALITY, 40])[1], cv2.IMREAD_COLOR)
 
 
@@ -291,6 +301,17 @@ def still_frames(picture, frame, shift, n, image_name):
     return watcher.still_picture()
 
 
+#: The set-up photo under a shift (--empty-tables): taken by the same camera under the same
+#: light, so the shift is applied to it too, but its noise and flicker bands drawn anew.
+PHOTO_AGAIN = {"noisy": lambda im: _noisy(im, 1), "grainy": lambda im: _grainy(im, 1),
+               "close": lambda im: _close(im, 1), "flicker": lambda im: _flicker(im, 0.5)}
+
+
+def set_up_photo(photo, shift):
+    """The empty-table photo as the table's camera took it at set-up, under `shift`."""
+    return PHOTO_AGAIN.get(shift, SHIFTS.get(shift, lambda im: im))(photo) if shift else photo
+
+
 def shifted(frame, boxes, shift):
     """The frame as SHIFTS[shift] shows it, and the labelled boxes moved with it."""
     if not shift:
@@ -366,6 +387,9 @@ def main() -> int:
     ap.add_argument("--still-frames", type=int, default=1,
                     help=f"read the {'/'.join(AGAIN)} rows as the companion reads a settled scene: this many "
                          "frames, each with its own noise or bands, averaged by ReadyToRead (1: one frame)")
+    ap.add_argument("--empty-tables", action="store_true",
+                    help="read --renders scenes with their empty-table photo (render_dice.py --empty), as a "
+                         "calibrated table does; scenes without one are left out")
     ap.add_argument("--evening", action="store_true",
                     help="read each set's photos in the order taken, with a table memory per set and shift")
     args = ap.parse_args()
@@ -411,13 +435,17 @@ def main() -> int:
                 continue
             expect = len(e["boxes"]) if args.expect else None
             row = f"{set_label}/{kind}{band(len(e['boxes']))}" + (" unreadable" if e.get("unreadable") else "")
+            if args.empty_tables and set_name == "renders" and not e.get("empty"):
+                continue
+            photo = cv2.imread(str(root / e["empty"])) if e.get("empty") and args.empty_tables else None
             frame = cv2.imread(str(root / e["image"]))
             for shift in [""] + shifts:
                 picture, boxes = shifted(frame, e["boxes"], shift)
                 picture = still_frames(picture, frame, shift, args.still_frames, e["image"])
                 label = f" {shift}" + (f" x{args.still_frames}" if args.still_frames > 1 and shift in AGAIN else "")
                 reading = read_dice(picture, MODE[kind], profile=profile, min_confidence=min_confidence, expect=expect,
-                                    memory=memories[shift] if args.evening else None, budget_ms=args.budget_ms)
+                                    memory=memories[shift] if args.evening else None, budget_ms=args.budget_ms,
+                                    empty_table=EmptyTable(set_up_photo(photo, shift)) if photo is not None else None)
                 line = score(groups[row + (label if shift else "")], reading, boxes, min_confidence)
                 if details:
                     details.write(json.dumps({"image": str(root / e["image"]), "kind": kind, "shift": shift or None,
@@ -429,7 +457,8 @@ def main() -> int:
                 stages: dict = {}
                 t0 = time.perf_counter()
                 reading = read_dice(big, MODE[kind], profile=profile, timings=stages, expect=expect,
-                                    memory=memories["timed"] if args.evening else None, budget_ms=args.budget_ms)
+                                    memory=memories["timed"] if args.evening else None, budget_ms=args.budget_ms,
+                                    empty_table=EmptyTable(at_speed_size(photo, [])[0]) if photo is not None else None)
                 speed_total.append((time.perf_counter() - t0) * 1000)
                 line = score(timed_reads[set_label], reading, big_boxes, min_confidence)
                 if details:  # the timed read's own line: its time, and where it went

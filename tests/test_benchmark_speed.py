@@ -72,3 +72,25 @@ def test_training_renders_are_refused_as_a_judge(bench, tmp_path):
     (tmp_path / "manifest.jsonl").write_text(json.dumps(_scene(1, "train", [(3, False, {})])) + "\n")
     with pytest.raises(SystemExit, match="training renders"):
         bench.rendered_scenes(tmp_path)
+
+
+def test_a_rendered_scene_names_its_empty_table_photo_when_the_cache_has_one(bench, tmp_path):
+    import json
+
+    scenes = [_scene(1, "heldout", [(3, False, {})]), _scene(2, "heldout", [(4, False, {})])]
+    (tmp_path / "manifest.jsonl").write_text("".join(json.dumps(e) + "\n" for e in scenes))
+    (tmp_path / "empty.jsonl").write_text(json.dumps(
+        {"seed": 2, "image": "images/heldout_000002.jpg", "empty": "images/heldout_000002_empty.jpg"}) + "\n")
+    out = {e["image"]: e["empty"] for e in bench.rendered_scenes(tmp_path)}
+    assert out == {"images/heldout_000001.jpg": None, "images/heldout_000002.jpg": "images/heldout_000002_empty.jpg"}
+
+
+def test_the_set_up_photo_takes_the_light_of_the_shift_but_its_own_noise(bench):
+    import numpy as np
+
+    photo = np.full((60, 80, 3), 120, np.uint8)
+    assert np.array_equal(bench.set_up_photo(photo, ""), photo)
+    assert np.array_equal(bench.set_up_photo(photo, "pool"), bench.SHIFTS["pool"](photo))  # the lamp was there
+    grain = bench.set_up_photo(photo, "grainy")
+    assert grain.shape == photo.shape and not np.array_equal(grain, bench.SHIFTS["grainy"](photo))  # other noise
+    assert bench.set_up_photo(photo, "close").shape == bench.SHIFTS["close"](photo).shape

@@ -84,6 +84,7 @@ PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
         4: [(-1, -1), (1, -1), (-1, 1), (1, 1)], 5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
         6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
 CELL = 128  # texture pixels per face
+EMPTY = "empty.jsonl"  # a cache's empty-table photos (--empty), one line a scene
 
 
 @dataclass(frozen=True)
@@ -520,8 +521,11 @@ def picture_width(side: int, distance: float, size_cm: float, lens_mm: float) ->
     return min(MAX_SIDE, max(side, 8 * math.ceil(needed / 8)))
 
 
-def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, samples: int, threads: int) -> dict:
-    """Build scene `seed`, drop its dice, render it to `out_image`; its labels."""
+def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, samples: int, threads: int,
+                     empty_image: Path | None = None) -> dict:
+    """Build scene `seed`, drop its dice, render it to `out_image`; its labels. With
+    `empty_image`, the same view without the dice is rendered there too: the empty-table
+    photo a table takes at set-up, with the camera and light of the throw."""
     import cv2
     from bpy_extras.object_utils import world_to_camera_view
     from mathutils import Euler, Vector
@@ -738,6 +742,11 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
         labels.append({"kind": kind, "value": value, "box": box_all, "top_box": box_top,
                        "hidden": round(hidden, 3), "cocked": ups[i] < COCKED, "lean_deg": round(math.degrees(math.acos(min(1.0, ups[i]))), 1),
                        **legibility.measure(lab, origin, marks, expected), "style": asdict(style)})
+    if empty_image is not None:
+        for obj, _, _ in dice:
+            obj.hide_render = True
+        output.filepath = str(empty_image)
+        bpy.ops.render.render(write_still=True)
     return {"kind": kind, "surface": surface, "tray": floor_kind if tray else None, "lamps": lamps,
             "kelvin": round(kelvin), "tilt_deg": round(math.degrees(tilt), 1),
             "upright": math.degrees(tilt) >= UPRIGHT_TILT, "lens_mm": round(cam_data.lens, 1),
@@ -871,6 +880,11 @@ def main(argv=None) -> int:
                     help=f"picture width in pixels (more where a die would be under {MIN_DIE_PX} px)")
     ap.add_argument("--samples", type=int, default=16, help="Cycles samples a pixel (denoised)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--empty", action="store_true",
+                    help="render each scene's empty table too (OUT/empty.jsonl names them): for scenes already "
+                         "cached, the scene is made again from its seed and its dice's boxes checked")
+    ap.add_argument("--empty-kind", choices=["pip", "chance", "symbol"],
+                    help="with --empty, only cached scenes of this kind")
     args = ap.parse_args(argv)
     manifest = args.out / "manifest.jsonl"
     scenes = cached_scenes(manifest)
@@ -887,18 +901,36 @@ def main(argv=None) -> int:
     if manifest.exists() and manifest.stat().st_size and not manifest.read_bytes().endswith(b"\n"):
         with manifest.open("a") as f:  # a line cut short by a stop: the next starts on its own line
             f.write("\n")
+    by_seed = {e["seed"]: e for e in scenes}
+    empties = done_seeds(cached_scenes(args.out / EMPTY)) if args.empty else set()
     for i in range(args.start, args.count, args.step):
         seed = SPLIT_SEED[args.split] + i
-        if seed in have:
-            continue
         name = f"images/{args.split}_{i:06d}.jpg"
+        empty = f"images/{args.split}_{i:06d}_empty.jpg" if args.empty and seed not in empties else None
+        if seed in have:
+            if empty and args.empty_kind in (None, by_seed[seed]["kind"]):
+                again = args.out / f"images/{args.split}_{i:06d}_again.jpg"
+                labels = build_and_render(bpy, seed, args.split, again, args.side, args.samples, args.threads,
+                                          args.out / empty)
+                again.unlink()
+                boxes = [d["box"] for d in labels["dice_detail"]]
+                if boxes != [d["box"] for d in by_seed[seed]["dice_detail"]]:  # not the cached scene
+                    (args.out / empty).unlink()
+                    print(f"{name}: made again, its dice lie elsewhere: no empty table", file=sys.stderr)
+                    continue
+                append_line(args.out / EMPTY, json.dumps({"seed": seed, "image": name, "empty": empty}))
+                print(f"{empty}: the empty table", flush=True)
+            continue
         t0 = time.time()
-        labels = build_and_render(bpy, seed, args.split, args.out / name, args.side, args.samples, args.threads)
+        labels = build_and_render(bpy, seed, args.split, args.out / name, args.side, args.samples, args.threads,
+                                  args.out / empty if empty else None)
         dice = labels.pop("dice_detail")
         entry = {"image": name, "seed": seed, "renderer": RENDERER, "split": args.split, "kind": labels["kind"],
                  "dice": [d["value"] for d in dice], "boxes": [d["box"] + [d["value"]] for d in dice],
                  "dice_detail": dice, "scene": labels, "seconds": round(time.time() - t0, 1)}
         append_line(manifest, json.dumps(entry))
+        if empty:
+            append_line(args.out / EMPTY, json.dumps({"seed": seed, "image": name, "empty": empty}))
         print(f"{name}: {len(dice)} {labels['kind']} dice, {entry['seconds']} s", flush=True)
     return 0
 
