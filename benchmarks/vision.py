@@ -77,6 +77,7 @@ from hardware.vision import ReadyToRead, SpikeProfile, read_dice, teach_spike  #
 from hardware.vision.config import VisionConfig  # noqa: E402
 from hardware.vision.memory import TableMemory  # noqa: E402
 from hardware.vision.ready import EmptyTable  # noqa: E402
+from hardware.vision.reading import Reading  # noqa: E402
 
 # the confidence under which the reader flags a die when not told otherwise
 DEFAULT_MIN_CONFIDENCE = inspect.signature(read_dice).parameters["min_confidence"].default
@@ -289,9 +290,13 @@ AGAIN = {
 }
 
 
+NEVER_STILL = "the frames never looked still (the reveal button reads it)"
+
+
 def still_frames(picture, frame, shift, n, image_name):
     """What the companion reads of a settled scene seen `n` times: ReadyToRead's still
-    picture, fed frame 0 (`picture`) and n - 1 more frames of `frame` drawn by AGAIN[shift]."""
+    picture, fed frame 0 (`picture`) and n - 1 more frames of `frame` drawn by AGAIN[shift];
+    None when the frames never look still to it (the table would wait for the button)."""
     if n == 1 or shift not in AGAIN:
         return picture
     rng = np.random.default_rng(zlib.crc32(image_name.encode()))
@@ -443,9 +448,13 @@ def main() -> int:
                 picture, boxes = shifted(frame, e["boxes"], shift)
                 picture = still_frames(picture, frame, shift, args.still_frames, e["image"])
                 label = f" {shift}" + (f" x{args.still_frames}" if args.still_frames > 1 and shift in AGAIN else "")
-                reading = read_dice(picture, MODE[kind], profile=profile, min_confidence=min_confidence, expect=expect,
-                                    memory=memories[shift] if args.evening else None, budget_ms=args.budget_ms,
-                                    empty_table=EmptyTable(set_up_photo(photo, shift)) if photo is not None else None)
+                if picture is None:  # held: the companion would not read by itself
+                    reading = Reading.unreadable(NEVER_STILL)
+                else:
+                    reading = read_dice(picture, MODE[kind], profile=profile, min_confidence=min_confidence,
+                                        expect=expect, memory=memories[shift] if args.evening else None,
+                                        budget_ms=args.budget_ms, empty_table=EmptyTable(set_up_photo(photo, shift))
+                                        if photo is not None else None)
                 line = score(groups[row + (label if shift else "")], reading, boxes, min_confidence)
                 if details:
                     details.write(json.dumps({"image": str(root / e["image"]), "kind": kind, "shift": shift or None,

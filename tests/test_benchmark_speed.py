@@ -94,3 +94,23 @@ def test_the_set_up_photo_takes_the_light_of_the_shift_but_its_own_noise(bench):
     grain = bench.set_up_photo(photo, "grainy")
     assert grain.shape == photo.shape and not np.array_equal(grain, bench.SHIFTS["grainy"](photo))  # other noise
     assert bench.set_up_photo(photo, "close").shape == bench.SHIFTS["close"](photo).shape
+
+
+def test_frames_that_never_look_still_are_held_not_read(bench):
+    import numpy as np
+
+    frame = np.full((240, 320, 3), 90, np.uint8)
+    frame[:, :80] = 230  # a bright band that each new frame moves: motion to the watcher
+
+    def moved(im, rng):
+        out = np.full_like(im, 90)
+        x = int(rng.integers(100, 240))
+        out[:, x:x + 80] = 230
+        return out
+
+    bench.AGAIN["moving"] = moved
+    try:
+        assert bench.still_frames(frame, frame, "moving", 4, "x.jpg") is None
+        assert bench.still_frames(frame, frame, "moving", 1, "x.jpg") is frame  # one frame: read as it is
+    finally:
+        del bench.AGAIN["moving"]
