@@ -16,8 +16,8 @@ least MIN_DIE_PX across: a real frame has those pixels.
     ... --split heldout --out ~/renders/heldout --count 200   (styles no training render uses)
     ... --split chance --out ~/renders/chance --count 1500    (training styles, chance cubes only)
 
-The cache lives outside the repository: OUT/images/NNNNNN.jpg and OUT/manifest.jsonl, one
-line a scene, appended once its image is written, so a run that is stopped resumes where
+The cache lives outside the repository: OUT/images/SPLIT_NNNNNN.jpg and OUT/manifest.jsonl,
+one line a scene (with --empty, OUT/images/SPLIT_NNNNNN_empty.jpg and OUT/empty.jsonl), appended once its image is written, so a run that is stopped resumes where
 it was and a lost cache is made again from the same seeds (scene i of a split is seed
 SPLIT_SEED[split] + i). Each line names the renderer's version (RENDERER); a cache holds one
 version, so a changed renderer renders into a new folder. `dataset.load_renders(OUT)` reads
@@ -61,8 +61,9 @@ MIN_DIE_PX = 20  # a die's side in pixels, at least (the picture grows, up to MA
 MAX_SIDE = 1280  # as wide as the frames the companion reads
 #: The "chance" split draws training styles, but every scene is of chance cubes: more cubes
 #: for the chance colour model a render. The train and heldout splits draw as before, so it
-#: needs no new version. (For one session it drew paler reds and blues too, saturation down
-#: to 0.3 and 0.22: the colour model trained on them lost; docs/decisions.md, 2026-12-07.)
+#: needs no new version. (At commit f189491 it drew paler reds and blues too, saturation
+#: down to 0.3 and 0.22: the colour model trained on them lost; docs/decisions.md,
+#: 2026-12-07. A chance cache made then holds those cubes: render into a new folder.)
 SPLIT_SEED = {"train": 0, "heldout": 50_000_000, "chance": 100_000_000}
 #: A chance cube's red and blue: HSV ranges (hue, saturation, value).
 CHANCE_SHADES = {"red": ((-0.04, 0.03), (0.6, 1.0), (0.45, 1.0)), "blue": ((0.55, 0.7), (0.5, 1.0), (0.3, 0.95))}
@@ -886,6 +887,8 @@ def main(argv=None) -> int:
     ap.add_argument("--empty-kind", choices=["pip", "chance", "symbol"],
                     help="with --empty, only cached scenes of this kind")
     args = ap.parse_args(argv)
+    if args.empty_kind and not args.empty:
+        ap.error("--empty-kind needs --empty")
     manifest = args.out / "manifest.jsonl"
     scenes = cached_scenes(manifest)
     other = cache_versions(scenes) - {RENDERER}
@@ -898,9 +901,10 @@ def main(argv=None) -> int:
     images = args.out / "images"
     images.mkdir(parents=True, exist_ok=True)
     have = done_seeds(scenes)
-    if manifest.exists() and manifest.stat().st_size and not manifest.read_bytes().endswith(b"\n"):
-        with manifest.open("a") as f:  # a line cut short by a stop: the next starts on its own line
-            f.write("\n")
+    for lines in (manifest, args.out / EMPTY):
+        if lines.exists() and lines.stat().st_size and not lines.read_bytes().endswith(b"\n"):
+            with lines.open("a") as f:  # a line cut short by a stop: the next starts on its own line
+                f.write("\n")
     by_seed = {e["seed"]: e for e in scenes}
     empties = done_seeds(cached_scenes(args.out / EMPTY)) if args.empty else set()
     for i in range(args.start, args.count, args.step):
@@ -910,9 +914,11 @@ def main(argv=None) -> int:
         if seed in have:
             if empty and args.empty_kind in (None, by_seed[seed]["kind"]):
                 again = args.out / f"images/{args.split}_{i:06d}_again.jpg"
-                labels = build_and_render(bpy, seed, args.split, again, args.side, args.samples, args.threads,
-                                          args.out / empty)
-                again.unlink()
+                try:
+                    labels = build_and_render(bpy, seed, args.split, again, args.side, args.samples, args.threads,
+                                              args.out / empty)
+                finally:
+                    again.unlink(missing_ok=True)
                 boxes = [d["box"] for d in labels["dice_detail"]]
                 if boxes != [d["box"] for d in by_seed[seed]["dice_detail"]]:  # not the cached scene
                     (args.out / empty).unlink()

@@ -71,8 +71,8 @@ class ChanceNet(nn.Module):
 
 
 def chance_dice(roots: list[Path], tables: int, rng: np.random.Generator,
-                mined: bool = False) -> list[tuple[Path, tuple, int, bool, bool]]:
-    """(image, box, class, any turn, calibrate) of each chance cube a table would read,
+                mined: bool = False) -> list[tuple]:
+    """(image, box, class, any turn, calibrate[, True for a stray]) of each chance cube a table would read,
     of `tables` places on the scenes' tables where no die lies, and (`mined`) of what the
     centre model finds there that is no die (both NOTHING)."""
     out, scenes = [], []
