@@ -312,14 +312,6 @@ PHOTO_AGAIN = {"noisy": lambda im: _noisy(im, 1), "grainy": lambda im: _grainy(i
                "close": lambda im: _close(im, 1), "flicker": lambda im: _flicker(im, 0.5)}
 
 
-def set_up(photo, frame) -> EmptyTable:
-    """The table's EmptyTable, made from `photo` before the read, as the companion makes it
-    once at set-up (its comparison ranges too: not a cost of the read or its budget)."""
-    table = EmptyTable(photo)
-    table.on_table(frame, [(0, 0, 1, 1)])
-    return table
-
-
 def set_up_photo(photo, shift):
     """The empty-table photo as the table's camera took it at set-up, under `shift`."""
     return PHOTO_AGAIN.get(shift, SHIFTS.get(shift, lambda im: im))(photo) if shift else photo
@@ -450,11 +442,13 @@ def main() -> int:
                 continue
             expect = len(e["boxes"]) if args.expect else None
             row = f"{set_label}/{kind}{band(len(e['boxes']))}" + (" unreadable" if e.get("unreadable") else "")
-            if args.empty_tables and set_name == "renders" and not e.get("empty"):
-                continue
-            photo = cv2.imread(str(root / e["empty"])) if e.get("empty") and args.empty_tables else None
-            if e.get("empty") and args.empty_tables and photo is None:
-                raise SystemExit(f"{root / e['empty']}: the scene's empty-table photo cannot be read")
+            photo = None  # the set-up photo of the table (--empty-tables)
+            if args.empty_tables and set_name == "renders":
+                if not e["empty"]:
+                    continue
+                photo = cv2.imread(str(root / e["empty"]))
+                if photo is None:
+                    raise SystemExit(f"{root / e['empty']}: the scene's empty-table photo cannot be read")
             frame = cv2.imread(str(root / e["image"]))
             for shift in [""] + shifts:
                 picture, boxes = shifted(frame, e["boxes"], shift)
@@ -465,7 +459,7 @@ def main() -> int:
                 else:
                     reading = read_dice(picture, MODE[kind], profile=profile, min_confidence=min_confidence,
                                         expect=expect, memory=memories[shift] if args.evening else None,
-                                        budget_ms=args.budget_ms, empty_table=set_up(set_up_photo(photo, shift), picture)
+                                        budget_ms=args.budget_ms, empty_table=EmptyTable(set_up_photo(photo, shift))
                                         if photo is not None else None)
                 line = score(groups[row + (label if shift else "")], reading, boxes, min_confidence)
                 if details:
@@ -475,7 +469,7 @@ def main() -> int:
             if timed[kind] < args.speed:
                 timed[kind] += 1
                 big, big_boxes = at_speed_size(frame, e["boxes"])
-                table = set_up(at_speed_size(photo, [])[0], big) if photo is not None else None
+                table = EmptyTable(at_speed_size(photo, [])[0]) if photo is not None else None  # before the timer
                 stages: dict = {}
                 t0 = time.perf_counter()
                 reading = read_dice(big, MODE[kind], profile=profile, timings=stages, expect=expect,

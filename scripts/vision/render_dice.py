@@ -16,10 +16,11 @@ least MIN_DIE_PX across: a real frame has those pixels.
     ... --split heldout --out ~/renders/heldout --count 200   (styles no training render uses)
     ... --split chance --out ~/renders/chance --count 1500    (training styles, chance cubes only)
 
-The cache lives outside the repository: OUT/images/SPLIT_NNNNNN.jpg and OUT/manifest.jsonl,
-one line a scene (with --empty, OUT/images/SPLIT_NNNNNN_empty.jpg and OUT/empty.jsonl), appended once its image is written, so a run that is stopped resumes where
-it was and a lost cache is made again from the same seeds (scene i of a split is seed
-SPLIT_SEED[split] + i). Each line names the renderer's version (RENDERER); a cache holds one
+The cache lives outside the repository: OUT/images/SPLIT_NNNNNN.jpg and OUT/manifest.jsonl
+(with --empty, OUT/images/SPLIT_NNNNNN_empty.jpg and OUT/empty.jsonl), one line a scene,
+appended once its image is written, so a run that is stopped resumes where it was and a
+lost cache is made again from the same seeds (scene i of a split is seed SPLIT_SEED[split]
++ i). Each line names the renderer's version (RENDERER); a cache holds one
 version, so a changed renderer renders into a new folder. `dataset.load_renders(OUT)` reads
 it in the sets' format. bpy is a dev-only extra (pyproject [render]): never a runtime
 dependency, never on the Pi.

@@ -72,7 +72,7 @@ class ChanceNet(nn.Module):
 
 def chance_dice(roots: list[Path], tables: int, rng: np.random.Generator,
                 mined: bool = False) -> list[tuple]:
-    """(image, box, class, any turn, calibrate[, True for a stray]) of each chance cube a table would read,
+    """(image, box, class, any turn, calibrate, stray) of each chance cube a table would read,
     of `tables` places on the scenes' tables where no die lies, and (`mined`) of what the
     centre model finds there that is no die (both NOTHING)."""
     out, scenes = [], []
@@ -84,14 +84,14 @@ def chance_dice(roots: list[Path], tables: int, rng: np.random.Generator,
             scenes.append((item, calibrate))
             for *box, value in item.boxes:
                 if item.kind == "chance" and value in COLOURS:
-                    out.append((item.path, tuple(box), COLOURS.index(value), item.any_turn, calibrate))
+                    out.append((item.path, tuple(box), COLOURS.index(value), item.any_turn, calibrate, False))
     if not scenes:
         raise SystemExit(f"no rendered scenes in {', '.join(map(str, roots))}: render some (render_dice.py --out DIR)")
     for k in rng.integers(len(scenes), size=tables):
         item, calibrate = scenes[k]
         box = no_die(item, rng)
         if box is not None:
-            out.append((item.path, box, NOTHING, item.any_turn, calibrate))
+            out.append((item.path, box, NOTHING, item.any_turn, calibrate, False))
     if mined:
         for item, calibrate in scenes:
             out += [(item.path, box, NOTHING, item.any_turn, calibrate, True) for box in finder_strays(item)]
@@ -179,8 +179,8 @@ def batches(dice, images, n: int, rng, upright: float, nothing: float = 0.3, los
     """(standardised crops, classes) of `n` dice drawn from `dice`, each under another
     light and camera: a `nothing` share of them places with no cube (`mined_share` of those
     the finder's strays, where there are any), the rest cubes."""
-    strays = [i for i, d in enumerate(dice) if len(d) > 5 and d[5]]
-    empty = [i for i, d in enumerate(dice) if d[2] == NOTHING and not (len(d) > 5 and d[5])]
+    strays = [i for i, d in enumerate(dice) if d[5]]
+    empty = [i for i, d in enumerate(dice) if d[2] == NOTHING and not d[5]]
     cubes = [i for i, d in enumerate(dice) if d[2] != NOTHING]
     is_none, none = rng.random(n) < nothing, rng.choice(empty, n)  # this order of draws remakes the shipped model
     if strays:
@@ -303,7 +303,7 @@ def main():
     cubes = sum(d[2] != NOTHING for d in train), sum(d[2] != NOTHING for d in held)
     print(f"{cubes[0]} cubes and {len(train) - cubes[0]} places with none to train on, {cubes[1]} and "
           f"{len(held) - cubes[1]} to calibrate on ({len(images)} scenes; of those places, "
-          f"{sum(len(d) > 5 and d[5] for d in dice)} the finder's strays)", flush=True)
+          f"{sum(d[5] for d in dice)} the finder's strays)", flush=True)
 
     kinds = {0: "blue cube", 1: "red cube", NOTHING: "place without a die"}
     for name, part in (("training", train), ("calibration", held)):
