@@ -1,17 +1,26 @@
 """Benchmark the ready-to-read watcher (hardware/vision/ready.py): what it costs a frame, and
 what flicker bands it stays still under.
 
-    .venv/bin/python benchmarks/ready.py [--frames 300]
+    .venv/bin/python benchmarks/ready.py [--frames 300] [--renders DIR]
 
 1. Cost: ReadyToRead.feed on 1280x960 frames (a rendered pip scene with sensor noise), one
    core, median ms a frame, in the two states a table spends its evening in: dice rolling
-   (every frame differs) and dice at rest, already read (the idle table).
+   (every frame differs) and dice at rest, already read (the idle table); and the idle
+   table under a lamp that clips part of it (where the watcher measures what clipped).
 2. Flicker: a still scene under lamps flickering with the mains, as a rolling shutter shows
    them (bands of +-A across the rows, three to a frame, in a new place each frame): how
    many of 30 frames (3 s at 10 frames a second) said MOVING, and whether READY came, for
-   each amplitude A.
+   each amplitude A; then the same under a lamp's pool of light that clips the table to
+   white over part of the view (glare hides the bands where it clips).
 3. Still picture: ReadyToRead.still_picture (the mean of the newest still frames, what a
    settled scene is read from), median ms for 4 frames at 1280x960. It runs once a read.
+4. With --renders DIR (a held-out render cache, scripts/vision/render_dice.py): over its
+   scenes whose dice all lie flat, (a) under flicker bands of +-15% (benchmarks/vision.py's
+   `flicker`, four frames, the bands elsewhere in each): how many never look still, so
+   the camera would wait for the reveal button (what `vision.py --still-frames 4` holds as
+   "never looked still"); (b) each scene's first three dice, one at a time, crept half
+   their width between two frames, with sensor noise (`grainy`) and under the bands: how
+   many the watcher saw move.
 The camera loop feeds the watcher about 10 frames a second; a Raspberry Pi 4 is about 5x
 slower than the development machine.
 """
@@ -49,6 +58,14 @@ def flickering(frame: np.ndarray, amplitude: float, phase: float, bands: float =
     return np.clip(frame * (1 + amplitude * np.sin(2 * np.pi * (bands * rows + phase))), 0, 255).astype(np.uint8)
 
 
+def under_a_lamp(frame: np.ndarray, strength: float = 1.0) -> np.ndarray:
+    """The frame under a lamp's pool of light, up to 1 + strength brighter at its middle."""
+    h, w = frame.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    pool = 1 + strength * np.exp(-(((xx - 0.3 * w) ** 2 + (yy - 0.4 * h) ** 2) / (0.3 * max(h, w)) ** 2))
+    return np.clip(frame * pool[:, :, None], 0, 255).astype(np.uint8)
+
+
 def cost(frames: list[np.ndarray]) -> float:
     """Median ms of feed over the frames, fed in a loop at 10 frames a second."""
     watcher, times = ReadyToRead(still_seconds=0.5), []
@@ -59,9 +76,44 @@ def cost(frames: list[np.ndarray]) -> float:
     return statistics.median(times[len(times) // 10:])
 
 
+def renders(cache: Path) -> None:
+    """Part 4: settling under flicker and creeping dice, over a render cache's flat scenes."""
+    import zlib
+
+    import vision  # benchmarks/vision.py: its scenes and its shifts, so both benchmarks agree
+
+    scenes = vision.rendered_scenes(cache)
+    never, crept, seen = 0, 0, {"grainy": 0, "flicker": 0}
+    for e in scenes:
+        frame = cv2.imread(str(cache / e["image"]))
+        if frame is None:
+            raise SystemExit(f"{cache / e['image']}: cannot be read")
+        never += vision.still_frames(vision.SHIFTS["flicker"](frame), frame, "flicker", 4, e["image"]) is None
+        rng = np.random.default_rng(zlib.crc32(e["image"].encode()))
+        for x1, y1, x2, y2, _ in e["boxes"][:3]:
+            x1, y1, x2, y2 = int(x1), int(y1), int(x2), int(y2)
+            step = max(2, (x2 - x1) // 2)
+            if x1 < 0 or y1 < 0 or x2 + step > frame.shape[1] or y2 > frame.shape[0]:
+                continue
+            moved = frame.copy()
+            moved[y1:y2, x1 + step:x2 + step] = frame[y1:y2, x1:x2]
+            crept += 1
+            for shift, before, after in (("grainy", vision._grainy(frame, 1), vision._grainy(moved, 2)),
+                                         ("flicker", vision._flicker(frame, float(rng.random())),
+                                          vision._flicker(moved, float(rng.random())))):
+                watcher = ReadyToRead()
+                watcher.feed(before, 0.0)
+                seen[shift] += watcher.feed(after, 0.1) is ReadyState.MOVING
+    print(f"{cache}: {len(scenes)} scenes whose dice lie flat")
+    print(f"  under +-15% flicker bands, four frames: {never} never look still (the reveal button reads them)")
+    print(f"  a die crept half its width: seen moving {seen['grainy']} of {crept} with sensor noise, "
+          f"{seen['flicker']} of {crept} under the bands")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--frames", type=int, default=300)
+    ap.add_argument("--renders", type=Path, metavar="DIR", help="also measure over this held-out render cache's scenes")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     rng = np.random.default_rng(0)
@@ -72,6 +124,9 @@ def main() -> int:
     print(f"ReadyToRead.feed at 1280x960, one core, median of {n} frames:")
     print(f"  dice rolling (every frame differs): {cost([rolling[i % 8] for i in range(n)]):.2f} ms")
     print(f"  dice at rest, already read (the idle table): {cost([still[i % 8] for i in range(n)]):.2f} ms")
+    lit = under_a_lamp(base, 2.5)  # a dim render: the lamp clips about a fifth of it
+    glare = [noisy(lit, rng) for _ in range(8)]
+    print(f"  the idle table under a lamp's clipped glare: {cost([glare[i % 8] for i in range(n)]):.2f} ms")
     watcher = ReadyToRead(still_seconds=0.5, still_frames=4)
     for i, frame in enumerate(still[:4]):
         watcher.feed(frame, i * 0.1)
@@ -81,13 +136,17 @@ def main() -> int:
         watcher.still_picture()
         times.append((time.perf_counter() - t0) * 1000)
     print(f"ReadyToRead.still_picture of 4 still frames at 1280x960, once a read: {statistics.median(times):.2f} ms")
-    print("flicker bands over a still scene, 30 frames at 10 a second (MOVING frames, READY seen):")
-    for amplitude in AMPLITUDES:
-        watcher = ReadyToRead(still_seconds=0.5)
-        states = [watcher.feed(flickering(f, amplitude, rng.uniform()), i * 0.1)
-                  for i, f in enumerate(noisy(base, rng) for _ in range(30))]
-        print(f"  +-{100 * amplitude:4.0f}%: {states.count(ReadyState.MOVING):2d} moving, "
-              f"READY {'yes' if ReadyState.READY in states else 'never'}")
+    for name, scene_ in (("a still scene", base),
+                         (f"the scene under a lamp's pool ({100 * (lit == 255).any(2).mean():.0f}% of it clipped)", lit)):
+        print(f"flicker bands over {name}, 30 frames at 10 a second (MOVING frames, READY seen):")
+        for amplitude in AMPLITUDES:
+            watcher = ReadyToRead(still_seconds=0.5)
+            states = [watcher.feed(flickering(f, amplitude, rng.uniform()), i * 0.1)
+                      for i, f in enumerate(noisy(scene_, rng) for _ in range(30))]
+            print(f"  +-{100 * amplitude:4.0f}%: {states.count(ReadyState.MOVING):2d} moving, "
+                  f"READY {'yes' if ReadyState.READY in states else 'never'}")
+    if args.renders:
+        renders(args.renders)
     return 0
 
 

@@ -172,6 +172,67 @@ def test_a_yellow_die_rolling_on_the_grey_tray_is_movement_flicker_or_not(table,
     assert len(ready) == 1 and ready[0] >= len(rolling) / FPS + 0.5
 
 
+def under_a_lamp(frame, strength=1.0):
+    """The frame under a lamp's pool of light (up to 1 + strength brighter at its middle), so
+    the light tray clips to white over a fifth of the picture at strength 1."""
+    h, w = frame.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    pool = 1 + strength * np.exp(-(((xx - 0.3 * w) ** 2 + (yy - 0.4 * h) ** 2) / (0.3 * max(h, w)) ** 2))
+    return np.clip(frame * pool[:, :, None], 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("strength,amplitude", [(0.6, 0.2), (1.0, 0.2), (1.5, 0.1), (1.5, 0.3)])
+def test_flicker_bands_over_a_clipped_glare_are_not_movement(table, strength, amplitude):
+    # Where the glare clips, the bands cannot be seen; in the blurred small picture a clipped
+    # pixel also darkens its neighbours' change. Both counted as motion before: the table
+    # never settled (26 of 30 frames MOVING at strength 1, +-20%).
+    lit = under_a_lamp(table, strength)
+    assert (lit == 255).any(2).mean() > 0.05  # the lamp does clip part of the view
+    rng = np.random.default_rng(7)
+    machine = ReadyToRead(still_seconds=0.5)
+    states = [s for _, s in play(machine, [flickering(noisy(lit, i), amplitude, rng.uniform()) for i in range(30)])]
+    assert ReadyState.MOVING not in states and states.count(ReadyState.READY) == 1
+
+
+@pytest.mark.parametrize("amplitude", [0.0, 0.2])
+def test_a_die_rolling_through_the_glare_is_movement(table, amplitude):
+    """A dark die (a 44 px square) rolls 12 px a frame across the middle of a lamp's clipped
+    pool: the clipping hides only changes toward the dark, not a die darker than the glare."""
+    lit = under_a_lamp(empty_table_for(table), 1.0)
+    rng = np.random.default_rng(4)
+
+    def with_die_at(x):
+        out = lit.copy()
+        out[360:404, x:x + 44] = (40, 60, 150)
+        return out
+
+    assert (lit[360:404, 100:300] == 255).any(2).mean() > 0.5  # rolled through the glare
+    rolling = [flickering(with_die_at(100 + 12 * i), amplitude, rng.uniform()) for i in range(8)]
+    resting = [flickering(noisy(with_die_at(100 + 12 * 8), i), amplitude, rng.uniform()) for i in range(20)]
+    machine = ReadyToRead(still_seconds=0.5)
+    states = play(machine, rolling + resting)
+    assert [s for _, s in states[1:len(rolling)]] == [ReadyState.MOVING] * (len(rolling) - 1)
+    assert [s for _, s in states].count(ReadyState.READY) == 1
+
+
+def test_relit_takes_a_rows_light_from_its_channels_that_are_not_clipped():
+    from hardware.vision.ready import relit
+    rng = np.random.default_rng(0)
+    gain = np.array([1.3, 0.8, 1.0, 1.2, 0.9, 1.1], np.float32)  # each row's light, like over picture
+    picture = rng.integers(100, 180, (6, 40, 3)).astype(np.int16)
+    like = np.rint(picture * gain[:, None, None]).astype(np.int16)
+    unknown = np.zeros(like.shape, bool)
+    unknown[0, :30] = True  # three quarters of row 0 white in one picture or the other,
+    like[0, :30] = 255  # whose ratios would say the light hardly changed
+    unknown[1, :, 2] = True  # row 1's third channel all white: it takes the other two's light
+    unknown[3] = True  # row 3 all white: its neighbours' light
+    taken = gain.copy()
+    taken[3] = (gain[2] + gain[4]) / 2
+    out = relit(picture, like, unknown)
+    assert np.abs(out - picture * taken[:, None, None]).max() <= 3
+    assert np.abs(relit(picture, like)[0] - picture[0] * 1.3).max() > 20  # all counted: row 0 comes out wrong
+
+
 def test_a_settled_scene_is_read_from_its_still_frames_averaged(table):
     # A dim room's sensor noise: the mean of the four newest still frames, rounded, and
     # nearer the scene than any one frame.
