@@ -131,3 +131,33 @@ def test_a_chance_cube_s_shades_are_drawn_as_renderer_5_drew_them():
 
     a, b = random.Random(3), random.Random(3)  # the same draws: its caches are made again alike
     assert [render_dice.chance_shades(a) for _ in range(50)] == [old(b) for _ in range(50)]
+
+
+def _cached(kind: str, boxes: list[list[float]]) -> dict:
+    return {"kind": kind, "dice_detail": [{"box": b} for b in boxes]}
+
+
+def test_a_new_scene_is_made_with_its_empty_table_only_when_asked():
+    step = render_dice.plan("heldout", 7, {}, set(), empty=False)
+    assert step == render_dice.Step(render_dice.SPLIT_SEED["heldout"] + 7, "images/heldout_000007.jpg", None, again=False)
+    step = render_dice.plan("heldout", 7, {}, set(), empty=True, empty_kind="pip")  # a new scene's kind is not known yet
+    assert step.empty == "images/heldout_000007_empty.jpg" and not step.again
+
+
+def test_a_cached_scene_is_made_again_only_for_an_empty_table_of_the_kind_asked():
+    seed = render_dice.SPLIT_SEED["train"] + 3
+    cached = {seed: _cached("chance", [[1.0, 2.0, 30.0, 31.0]])}
+    assert render_dice.plan("train", 3, cached, set(), empty=False) is None  # made: nothing to do
+    again = render_dice.plan("train", 3, cached, set(), empty=True)
+    assert again == render_dice.Step(seed, "images/train_000003.jpg", "images/train_000003_empty.jpg", again=True)
+    assert render_dice.plan("train", 3, cached, set(), empty=True, empty_kind="chance") == again
+    assert render_dice.plan("train", 3, cached, set(), empty=True, empty_kind="pip") is None
+    assert render_dice.plan("train", 3, cached, {seed}, empty=True) is None  # its empty table is made
+
+
+def test_a_scene_made_again_is_the_cached_one_only_with_the_same_boxes_in_order():
+    entry = _cached("pip", [[1.0, 2.0, 30.0, 31.0], [40.0, 2.0, 70.0, 31.0]])
+    assert render_dice.same_scene(_cached("pip", [[1.0, 2.0, 30.0, 31.0], [40.0, 2.0, 70.0, 31.0]]), entry)
+    assert not render_dice.same_scene(_cached("pip", [[1.0, 2.0, 30.0, 31.1], [40.0, 2.0, 70.0, 31.0]]), entry)
+    assert not render_dice.same_scene(_cached("pip", [[40.0, 2.0, 70.0, 31.0], [1.0, 2.0, 30.0, 31.0]]), entry)
+    assert not render_dice.same_scene(_cached("pip", [[1.0, 2.0, 30.0, 31.0]]), entry)

@@ -866,6 +866,39 @@ def done_seeds(scenes: list[dict]) -> set[int]:
     return {e["seed"] for e in scenes}
 
 
+@dataclass(frozen=True)
+class Step:
+    """What `main` does for one scene number (`plan`): render the scene `image` (and the
+    empty table `empty`, unless None), or, with `again`, make a cached scene again from its
+    seed only to render its empty table, kept if `same_scene` holds."""
+
+    seed: int
+    image: str
+    empty: str | None
+    again: bool
+
+
+def plan(split: str, i: int, cached: dict[int, dict], emptied: set[int], empty: bool,
+         empty_kind: str | None = None) -> Step | None:
+    """Scene number `i` of `split`, given the cache's scenes by seed (`cached`) and the seeds
+    whose empty table is made (`emptied`); None when there is nothing to do. A new scene's
+    kind is drawn as it is made, so `empty_kind` limits only cached scenes."""
+    seed = SPLIT_SEED[split] + i
+    image, photo = f"images/{split}_{i:06d}.jpg", f"images/{split}_{i:06d}_empty.jpg"
+    wanted = empty and seed not in emptied
+    if seed not in cached:
+        return Step(seed, image, photo if wanted else None, again=False)
+    if wanted and empty_kind in (None, cached[seed]["kind"]):
+        return Step(seed, image, photo, again=True)
+    return None
+
+
+def same_scene(labels: dict, entry: dict) -> bool:
+    """Whether a scene made again from its seed (`labels`, as build_and_render returns them)
+    is the cached one (`entry`): its dice's boxes, each to the tenth of a pixel, and in order."""
+    return [d["box"] for d in labels["dice_detail"]] == [d["box"] for d in entry["dice_detail"]]
+
+
 def cache_versions(scenes: list[dict]) -> set[int]:
     """The renderer versions of a cache's scenes (1: made before versions were written)."""
     return {e.get("renderer", 1) for e in scenes}
@@ -901,7 +934,6 @@ def main(argv=None) -> int:
 
     images = args.out / "images"
     images.mkdir(parents=True, exist_ok=True)
-    have = done_seeds(scenes)
     for lines in (manifest, args.out / EMPTY):
         if lines.exists() and lines.stat().st_size and not lines.read_bytes().endswith(b"\n"):
             with lines.open("a") as f:  # a line cut short by a stop: the next starts on its own line
@@ -909,35 +941,34 @@ def main(argv=None) -> int:
     by_seed = {e["seed"]: e for e in scenes}
     empties = done_seeds(cached_scenes(args.out / EMPTY)) if args.empty else set()
     for i in range(args.start, args.count, args.step):
-        seed = SPLIT_SEED[args.split] + i
-        name = f"images/{args.split}_{i:06d}.jpg"
-        empty = f"images/{args.split}_{i:06d}_empty.jpg" if args.empty and seed not in empties else None
-        if seed in have:
-            if empty and args.empty_kind in (None, by_seed[seed]["kind"]):
-                again = args.out / f"images/{args.split}_{i:06d}_again.jpg"
-                try:
-                    labels = build_and_render(bpy, seed, args.split, again, args.side, args.samples, args.threads,
-                                              args.out / empty)
-                finally:
-                    again.unlink(missing_ok=True)
-                boxes = [d["box"] for d in labels["dice_detail"]]
-                if boxes != [d["box"] for d in by_seed[seed]["dice_detail"]]:  # not the cached scene
-                    (args.out / empty).unlink()
-                    print(f"{name}: made again, its dice lie elsewhere: no empty table", file=sys.stderr)
-                    continue
-                append_line(args.out / EMPTY, json.dumps({"seed": seed, "image": name, "empty": empty}))
-                print(f"{empty}: the empty table", flush=True)
+        step = plan(args.split, i, by_seed, empties, args.empty, args.empty_kind)
+        if step is None:
+            continue
+        name, empty = step.image, step.empty
+        if step.again:
+            again = args.out / f"images/{args.split}_{i:06d}_again.jpg"
+            try:
+                labels = build_and_render(bpy, step.seed, args.split, again, args.side, args.samples, args.threads,
+                                          args.out / empty)
+            finally:
+                again.unlink(missing_ok=True)
+            if not same_scene(labels, by_seed[step.seed]):
+                (args.out / empty).unlink()
+                print(f"{name}: made again, its dice lie elsewhere: no empty table", file=sys.stderr)
+                continue
+            append_line(args.out / EMPTY, json.dumps({"seed": step.seed, "image": name, "empty": empty}))
+            print(f"{empty}: the empty table", flush=True)
             continue
         t0 = time.time()
-        labels = build_and_render(bpy, seed, args.split, args.out / name, args.side, args.samples, args.threads,
+        labels = build_and_render(bpy, step.seed, args.split, args.out / name, args.side, args.samples, args.threads,
                                   args.out / empty if empty else None)
         dice = labels.pop("dice_detail")
-        entry = {"image": name, "seed": seed, "renderer": RENDERER, "split": args.split, "kind": labels["kind"],
+        entry = {"image": name, "seed": step.seed, "renderer": RENDERER, "split": args.split, "kind": labels["kind"],
                  "dice": [d["value"] for d in dice], "boxes": [d["box"] + [d["value"]] for d in dice],
                  "dice_detail": dice, "scene": labels, "seconds": round(time.time() - t0, 1)}
         append_line(manifest, json.dumps(entry))
         if empty:
-            append_line(args.out / EMPTY, json.dumps({"seed": seed, "image": name, "empty": empty}))
+            append_line(args.out / EMPTY, json.dumps({"seed": step.seed, "image": name, "empty": empty}))
         print(f"{name}: {len(dice)} {labels['kind']} dice, {entry['seconds']} s", flush=True)
     return 0
 
