@@ -11,7 +11,8 @@ what flicker bands it stays still under.
    them (bands of +-A across the rows, three to a frame, in a new place each frame): how
    many of 30 frames (3 s at 10 frames a second) said MOVING, and whether READY came, for
    each amplitude A; then the same under a lamp's pool of light that clips the table to
-   white over part of the view (glare hides the bands where it clips).
+   white over part of the view (the bands are in the light, and the sensor clips both:
+   where the glare clips, no band shows).
 3. Still picture: ReadyToRead.still_picture (the mean of the newest still frames, what a
    settled scene is read from), median ms for 4 frames at 1280x960. It runs once a read.
 4. With --renders DIR (a held-out render cache, scripts/vision/render_dice.py): over its
@@ -53,17 +54,23 @@ def noisy(frame: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(frame + rng.normal(0, 2, frame.shape), 0, 255).astype(np.uint8)
 
 
-def flickering(frame: np.ndarray, amplitude: float, phase: float, bands: float = 3.0) -> np.ndarray:
-    rows = np.arange(frame.shape[0], dtype=np.float32)[:, None, None] / frame.shape[0]
-    return np.clip(frame * (1 + amplitude * np.sin(2 * np.pi * (bands * rows + phase))), 0, 255).astype(np.uint8)
+def flickering(frame: np.ndarray, amplitude: float, phase: float, bands: float = 3.0,
+               light: np.ndarray | None = None) -> np.ndarray:
+    """The frame as a camera shows it under lamps flickering with the mains: bands of +-amplitude
+    across the rows (times `light`, a lamp's gain at each pixel, when given), then clipped, as
+    a sensor clips the light, bands and all."""
+    rows = np.arange(frame.shape[0], dtype=np.float32)[:, None] / frame.shape[0]
+    gain = 1 + amplitude * np.sin(2 * np.pi * (bands * rows + phase))
+    if light is not None:
+        gain = gain * light
+    return np.clip(frame * gain[:, :, None], 0, 255).astype(np.uint8)
 
 
-def under_a_lamp(frame: np.ndarray, strength: float = 1.0) -> np.ndarray:
-    """The frame under a lamp's pool of light, up to 1 + strength brighter at its middle."""
+def lamp_pool(frame: np.ndarray, strength: float = 1.0) -> np.ndarray:
+    """A lamp's pool of light over the frame: its gain at each pixel, up to 1 + strength."""
     h, w = frame.shape[:2]
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    pool = 1 + strength * np.exp(-(((xx - 0.3 * w) ** 2 + (yy - 0.4 * h) ** 2) / (0.3 * max(h, w)) ** 2))
-    return np.clip(frame * pool[:, :, None], 0, 255).astype(np.uint8)
+    return 1 + strength * np.exp(-(((xx - 0.3 * w) ** 2 + (yy - 0.4 * h) ** 2) / (0.3 * max(h, w)) ** 2))
 
 
 def cost(frames: list[np.ndarray]) -> float:
@@ -124,8 +131,8 @@ def main() -> int:
     print(f"ReadyToRead.feed at 1280x960, one core, median of {n} frames:")
     print(f"  dice rolling (every frame differs): {cost([rolling[i % 8] for i in range(n)]):.2f} ms")
     print(f"  dice at rest, already read (the idle table): {cost([still[i % 8] for i in range(n)]):.2f} ms")
-    lit = under_a_lamp(base, 2.5)  # a dim render: the lamp clips about a fifth of it
-    glare = [noisy(lit, rng) for _ in range(8)]
+    pool = lamp_pool(base, 2.5)  # a dim render: the lamp clips about a fifth of it
+    glare = [flickering(noisy(base, rng), 0.0, 0.0, light=pool) for _ in range(8)]
     print(f"  the idle table under a lamp's clipped glare: {cost([glare[i % 8] for i in range(n)]):.2f} ms")
     watcher = ReadyToRead(still_seconds=0.5, still_frames=4)
     for i, frame in enumerate(still[:4]):
@@ -136,13 +143,13 @@ def main() -> int:
         watcher.still_picture()
         times.append((time.perf_counter() - t0) * 1000)
     print(f"ReadyToRead.still_picture of 4 still frames at 1280x960, once a read: {statistics.median(times):.2f} ms")
-    for name, scene_ in (("a still scene", base),
-                         (f"the scene under a lamp's pool ({100 * (lit == 255).any(2).mean():.0f}% of it clipped)", lit)):
+    clipped = (glare[0] == 255).any(2).mean()
+    for name, light in (("a still scene", None), (f"the scene under a lamp's pool ({100 * clipped:.0f}% of it clipped)", pool)):
         print(f"flicker bands over {name}, 30 frames at 10 a second (MOVING frames, READY seen):")
         for amplitude in AMPLITUDES:
             watcher = ReadyToRead(still_seconds=0.5)
-            states = [watcher.feed(flickering(f, amplitude, rng.uniform()), i * 0.1)
-                      for i, f in enumerate(noisy(scene_, rng) for _ in range(30))]
+            states = [watcher.feed(flickering(noisy(base, rng), amplitude, rng.uniform(), light=light), i * 0.1)
+                      for i in range(30)]
             print(f"  +-{100 * amplitude:4.0f}%: {states.count(ReadyState.MOVING):2d} moving, "
                   f"READY {'yes' if ReadyState.READY in states else 'never'}")
     if args.renders:

@@ -17,7 +17,7 @@ instant), which takes out such bands and any change of the light as a whole, and
 a die that moved, a hand or a cup: they change only part of a row. Where the frame is
 clipped (glare, a white tray under a lamp) the camera shows less than the light: such a
 channel is left out of the row's ratio, and its change counts only beyond what the
-clipping may hide, in the direction it hides it (`_changed`).
+clipping may hide as the light changed, in the direction it hides it (`_changed`).
 
 The scene READY fires on is best read from the frames it stood still in, averaged
 (`still_picture`): the sensor's noise in a dim room falls with the square root of their
@@ -40,11 +40,8 @@ from hardware.vision.pictures import load_picture, region_of
 SMALL_SIDE = 160
 PIXEL_CHANGE = 18  # levels a pixel's colour must move in one channel to count as changed
 CLIPPED = 250  # level (in the frame) from which a channel is taken as clipped: brighter than shown
-# How many levels a channel's clipped share may hide (x the share): a clipped pixel under
-# flicker bands of up to +-25% is up to a quarter of 255 brighter than the 255 it shows.
-CLIP_HIDES = 64
 # A channel of the small picture with more than this share of its pixels clipped says too
-# little of the row's light to be counted in its ratio (relit).
+# little of the row's light to be counted in its ratio (row_gain).
 CLIP_UNKNOWN = 0.25
 # What was found where the empty table still shows (EmptyTable.on_table): under ON_TABLE of
 # its box changed, a pixel compared with the photo's colours within SETTLE pixels of it, and
@@ -69,23 +66,24 @@ def _view(frame: np.ndarray, roi) -> tuple[np.ndarray, tuple[int, int]]:
     return frame, (max(1, int(w * s)), max(1, int(h * s)))
 
 
-_LEFT_OUT = 1e6  # (relit) a ratio left out of a row's median, as +- this, in turns
+_LEFT_OUT = 1e6  # (row_gain) a ratio left out of a row's median, as +- this, in turns
 
 
-def relit(picture: np.ndarray, like: np.ndarray, unknown: np.ndarray | None = None) -> np.ndarray:
-    """`picture` (int16, height x width x channels) with each row of each channel scaled to
-    the brightness of the same row of `like`: the median ratio of the two along the row, so
-    a change of light along rows (a flicker band, a lamp switched on) is taken out, and a
-    change over less than half a row (a die, a hand's edge) is not.
+def row_gain(picture: np.ndarray, like: np.ndarray, unknown: np.ndarray | None = None) -> np.ndarray:
+    """How much brighter each row of each channel of `like` is than `picture` (both int16,
+    height x width x channels): the median ratio along the row (rows x channels), so a change
+    of light along rows (a flicker band, a lamp switched on) is measured, and a change over
+    less than half a row (a die, a hand's edge) is not.
 
-    `unknown` (bool, the same shape): channels left out of the ratios (clipped in either
+    `unknown` (bool, the pictures' shape): channels left out of the ratios (clipped in either
     picture: their ratio is not the light's). A row's channel with none left takes the mean
     of the row's other channels; a row with none at all, its nearest rows'."""
     ratio = (like.astype(np.float32) + 4) / (picture.astype(np.float32) + 4)
     if unknown is not None and unknown.any():
-        # Left-out ratios become +-_LEFT_OUT in turns along the row: as many above as below
-        # every kept one (to one), so the row's median is the kept ones' median.
-        turn = np.cumsum(unknown, axis=1) % 2 == 1
+        # Left-out ratios become -/+_LEFT_OUT in turns along the row, the first below: as many
+        # below every kept one as above, or one more below, so the partition's middle is the
+        # kept ones' median (of an even count, the upper one, as with none left out).
+        turn = np.cumsum(unknown, axis=1) % 2 == 0
         ratio = np.where(unknown, np.where(turn, _LEFT_OUT, -_LEFT_OUT), ratio)
     middle = ratio.shape[1] // 2  # the median by partition: np.median took twice as long (0.6 -> 1.3 ms)
     gain = np.partition(ratio, middle, axis=1)[:, middle, :]  # rows x channels
@@ -93,12 +91,18 @@ def relit(picture: np.ndarray, like: np.ndarray, unknown: np.ndarray | None = No
     if not known.all():
         counts = known.sum(1)
         mean = np.where(known, gain, 0).sum(1) / np.maximum(counts, 1)
-        gain = np.where(known, gain, mean[:, None])
+        gain = np.where(known, gain, mean[:, None]).astype(np.float32)
         rows = np.flatnonzero(counts)
         if len(rows) < len(counts):
             near = np.interp(np.arange(len(counts)), rows, mean[rows]) if len(rows) else np.ones(len(counts))
             gain[counts == 0] = near[counts == 0, None]
-    return np.rint(picture * np.clip(gain, *ROW_GAIN)[:, None, :]).astype(np.int16)
+    return np.clip(gain, *ROW_GAIN)
+
+
+def relit(picture: np.ndarray, like: np.ndarray, unknown: np.ndarray | None = None) -> np.ndarray:
+    """`picture` with each row of each channel scaled to the brightness of the same row of
+    `like` (`row_gain`)."""
+    return np.rint(picture * row_gain(picture, like, unknown)[:, None, :]).astype(np.int16)
 
 
 def _shrunk(frame: np.ndarray, roi) -> np.ndarray:
@@ -117,14 +121,14 @@ class _Motion(NamedTuple):
     its channels the share of the frame's pixels blurred into it that were clipped."""
 
     small: np.ndarray  # int16, height x width x channels
-    clipped: np.ndarray  # float32 0..1, the same shape
+    clipped: np.ndarray | None  # float32 0..1, the same shape; None where nothing clipped
 
 
 def _motion(frame: np.ndarray, roi) -> _Motion:
     view, size = _view(frame, roi)
     small = _small(view, size)
     if view.max() < CLIPPED:  # nothing clipped: 0.1 ms to know, where the shares cost 0.7 (1280x960)
-        return _Motion(small, np.zeros(small.shape, np.float32))
+        return _Motion(small, None)
     white = cv2.threshold(view, CLIPPED - 1, 255, cv2.THRESH_BINARY)[1]
     return _Motion(small, _small(white, size).astype(np.float32) / 255)
 
@@ -286,10 +290,18 @@ class ReadyToRead:
         """The share of pixels that changed from b to a, once b's rows have a's light."""
         if a.small.shape != b.small.shape:
             return 1.0
-        change = a.small - relit(b.small, a.small, (a.clipped > CLIP_UNKNOWN) | (b.clipped > CLIP_UNKNOWN))
-        # Clipping only makes a channel darker than its light, by up to CLIP_HIDES x its
-        # clipped share: a channel brighter in a is a change beyond what b's clipping may hide.
-        hidden = CLIP_HIDES * np.where(change > 0, b.clipped, a.clipped)
+        if a.clipped is None and b.clipped is None:
+            change = np.abs(a.small - np.minimum(relit(b.small, a.small), 255)) > PIXEL_CHANGE
+            return float(change.any(2).mean())
+        a_clipped = a.clipped if a.clipped is not None else np.zeros(a.small.shape, np.float32)
+        b_clipped = b.clipped if b.clipped is not None else np.zeros(b.small.shape, np.float32)
+        gain = row_gain(b.small, a.small, (a_clipped > CLIP_UNKNOWN) | (b_clipped > CLIP_UNKNOWN))[:, None, :]
+        # b relit, but never past white: a camera shows no more, lit as it may be
+        change = a.small - np.minimum(np.rint(b.small * gain), 255)
+        # Where the frame clipped, the camera showed less than the light, and relighting gets
+        # it wrong by up to white x the light's change (|1 - gain|), for each clipped pixel:
+        # a brighter where the light fell (b's clipped ones), darker where it rose (a's own).
+        hidden = 255 * np.abs(1 - gain) * np.where(change > 0, b_clipped, a_clipped)
         return float((np.abs(change) > PIXEL_CHANGE + hidden).any(2).mean())
 
     def _occluded(self, frame: np.ndarray) -> bool:
