@@ -40,7 +40,8 @@ of the same table, camera and light without the dice (render_dice.py --empty), w
 companion takes at set-up; what that photo shows is the table's own, not a die. Scenes
 with no such photo are left out. Under --shift the photo was taken by the same camera
 under the same light: the shift is applied to it too (a lamp's pool or a shadow is in it),
-its noise and flicker bands drawn anew. A light changed since set-up is not measured here.
+its noise and flicker bands drawn anew (with --still-frames N, N frames of it averaged, as
+the camera page takes the photo). A light changed since set-up is not measured here.
 
 --evening reads each set as one table reads an evening's reveals: pip photos in the order
 they were taken (the numbers in their names), each set and shift with its own
@@ -312,9 +313,18 @@ PHOTO_AGAIN = {"noisy": lambda im: _noisy(im, 1), "grainy": lambda im: _grainy(i
                "close": lambda im: _close(im, 1), "flicker": lambda im: _flicker(im, 0.5)}
 
 
-def set_up_photo(photo, shift):
-    """The empty-table photo as the table's camera took it at set-up, under `shift`."""
-    return PHOTO_AGAIN.get(shift, SHIFTS.get(shift, lambda im: im))(photo) if shift else photo
+def set_up_photo(photo, shift, frames=1, name="empty.jpg"):
+    """The empty-table photo as the table's camera took it at set-up, under `shift`; with
+    `frames` > 1, as the camera page takes it, the still picture of that many frames (each
+    with its own noise or bands, as `still_frames`; `name` seeds them), or the one frame
+    where they never look still."""
+    if not shift:
+        return photo
+    taken = PHOTO_AGAIN.get(shift, SHIFTS.get(shift, lambda im: im))(photo)
+    if frames == 1 or shift not in AGAIN:
+        return taken
+    still = still_frames(taken, photo, shift, frames, name)
+    return taken if still is None else still
 
 
 def shifted(frame, boxes, shift):
@@ -459,7 +469,8 @@ def main() -> int:
                 else:
                     reading = read_dice(picture, MODE[kind], profile=profile, min_confidence=min_confidence,
                                         expect=expect, memory=memories[shift] if args.evening else None,
-                                        budget_ms=args.budget_ms, empty_table=EmptyTable(set_up_photo(photo, shift))
+                                        budget_ms=args.budget_ms, empty_table=EmptyTable(set_up_photo(
+                                            photo, shift, args.still_frames, e["empty"]))
                                         if photo is not None else None)
                 line = score(groups[row + (label if shift else "")], reading, boxes, min_confidence)
                 if details:

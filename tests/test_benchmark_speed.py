@@ -96,6 +96,17 @@ def test_the_set_up_photo_takes_the_light_of_the_shift_but_its_own_noise(bench):
     assert bench.set_up_photo(photo, "close").shape == bench.SHIFTS["close"](photo).shape
 
 
+def test_with_still_frames_the_set_up_photo_is_their_still_picture(bench):
+    import numpy as np
+
+    photo = np.full((120, 160, 3), 120, np.uint8)
+    one, four = bench.set_up_photo(photo, "grainy", 1), bench.set_up_photo(photo, "grainy", 4, "t_empty.jpg")
+    assert np.array_equal(one, bench.set_up_photo(photo, "grainy"))
+    error = lambda im: float(np.abs(im.astype(np.float32) - 120).mean())  # noqa: E731
+    assert error(four) < 0.6 * error(one)  # four frames' noise, averaged as the camera page does
+    assert np.array_equal(bench.set_up_photo(photo, "pool", 4), bench.SHIFTS["pool"](photo))  # the same each frame
+
+
 def test_frames_that_never_look_still_are_held_not_read(bench):
     import numpy as np
 
