@@ -294,14 +294,15 @@ AGAIN = {
 NEVER_STILL = "the frames never looked still (the reveal button reads it)"
 
 
-def still_frames(picture, frame, shift, n, image_name):
+def still_frames(picture, frame, shift, n, image_name, die_px=None):
     """What the companion reads of a settled scene seen `n` times: ReadyToRead's still
     picture, fed frame 0 (`picture`) and n - 1 more frames of `frame` drawn by AGAIN[shift];
-    None when the frames never look still to it (the table would wait for the button)."""
+    None when the frames never look still to it (the table would wait for the button).
+    `die_px`: the die's size, when the watcher is to know it."""
     if n == 1 or shift not in AGAIN:
         return picture
     rng = np.random.default_rng(zlib.crc32(image_name.encode()))
-    watcher = ReadyToRead(still_seconds=0.0, still_frames=n)
+    watcher = ReadyToRead(still_seconds=0.0, still_frames=n, die_px=die_px)
     for k in range(n):
         watcher.feed(picture if k == 0 else AGAIN[shift](frame, rng), k / 10)
     return watcher.still_picture()

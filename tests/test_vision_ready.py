@@ -260,6 +260,52 @@ def test_a_rows_light_is_the_median_of_its_channels_that_are_not_clipped():
     assert np.all(np.abs(row_gain(picture, like)[0] - 1.2) > 0.3)  # all counted, the white ones say otherwise
 
 
+def small_die_table(x, seed):
+    """A 1280x960 view of a green felt table with one pale green 34 px die at x (a camera far
+    up: the die is 4 of the watcher's 160 small pixels across), with sensor noise."""
+    frame = np.full((960, 1280, 3), (70, 110, 60), np.uint8)
+    frame[460:494, x:x + 34] = (150, 170, 140)
+    cv2.circle(frame, (x + 17, 477), 4, (20, 20, 20), -1)
+    return noisy(frame, seed)
+
+
+def test_with_the_die_size_known_a_small_die_rolling_is_movement():
+    rolling = [small_die_table(300 + 70 * i, i) for i in range(8)]  # two widths a frame
+    resting = [small_die_table(300 + 70 * 8, 100 + i) for i in range(20)]
+    # Without the die's size, a die this small changes 0.28% of the view, under the 0.4% that
+    # is motion: it rolls unseen, and READY comes while it rolls.
+    blind = play(ReadyToRead(still_seconds=0.3), rolling + resting)
+    assert ReadyState.MOVING not in [s for _, s in blind]
+    assert any(s is ReadyState.READY for _, s in blind[:len(rolling)])
+    machine = ReadyToRead(still_seconds=0.3, die_px=34)
+    states = play(machine, rolling + resting)
+    assert [s for _, s in states[1:len(rolling)]] == [ReadyState.MOVING] * (len(rolling) - 1)
+    ready = [t for t, s in states if s is ReadyState.READY]
+    assert len(ready) == 1 and ready[0] >= len(rolling) / FPS + 0.3  # once, after it came to rest
+
+
+def test_the_die_size_lowers_the_motion_threshold_only_for_small_dice(table):
+    # byler's dice are 44 px in a 640 px view: half a die is 0.5% of the view, over the 0.4%,
+    # so the watcher is the same with the size known; sensor noise is never motion either way.
+    frames = [noisy(table, i) for i in range(20)]
+    for die_px in (None, 44, 10):
+        states = [s for _, s in play(ReadyToRead(still_seconds=0.5, die_px=die_px), frames)]
+        assert ReadyState.MOVING not in states and states.count(ReadyState.READY) == 1, die_px
+
+
+@pytest.mark.parametrize("bad", [0, -3, True, "34"])
+def test_the_die_size_must_be_a_size(bad):
+    with pytest.raises(ValueError, match="die_px"):
+        ReadyToRead(die_px=bad)
+
+
+def test_built_from_config_knows_the_calibrated_die_size():
+    from hardware.vision import VisionConfig
+
+    assert ReadyToRead.from_config(VisionConfig.from_mapping({"die_size": 34})).die_px == 34.0
+    assert ReadyToRead.from_config(VisionConfig()).die_px is None
+
+
 def test_a_settled_scene_is_read_from_its_still_frames_averaged(table):
     # A dim room's sensor noise: the mean of the four newest still frames, rounded, and
     # nearer the scene than any one frame.

@@ -49,6 +49,11 @@ CLIP_UNKNOWN = 0.25
 ON_TABLE, SETTLE, STRUCTURE = 0.1, 2, 0.1
 CHANGED = int(PIXEL_CHANGE * 1.5)  # levels a pixel must lie outside them: an occluder's change
 ROW_GAIN = (0.5, 2.0)  # the most a row's light may be taken to have changed by (see relit)
+# With the die's size known: a change over this share of a die's top face is motion, where
+# that is less than `motion_threshold` of the view (small dice in a wide view). Over 1272
+# still pairs of held-out renders (noise, JPEG, bands) the most that changed was 0.48 of a
+# die; a die crept half its width changes 0.5-0.85 of one (benchmarks/ready.py --renders).
+DIE_SHARE = 0.5
 
 
 class ReadyState(enum.Enum):
@@ -122,15 +127,16 @@ class _Motion(NamedTuple):
 
     small: np.ndarray  # int16, height x width x channels
     clipped: np.ndarray | None  # float32 0..1, the same shape; None where nothing clipped
+    scale: float  # the small picture's pixels to a frame pixel, along a side
 
 
 def _motion(frame: np.ndarray, roi) -> _Motion:
     view, size = _view(frame, roi)
-    small = _small(view, size)
+    small, scale = _small(view, size), size[0] / view.shape[1]
     if view.max() < CLIPPED:  # nothing clipped: 0.1 ms to know, where the shares cost 0.7 (1280x960)
-        return _Motion(small, None)
+        return _Motion(small, None, scale)
     white = cv2.threshold(view, CLIPPED - 1, 255, cv2.THRESH_BINARY)[1]
-    return _Motion(small, _small(white, size).astype(np.float32) / 255)
+    return _Motion(small, _small(white, size).astype(np.float32) / 255, scale)
 
 
 class EmptyTable:
@@ -222,11 +228,17 @@ class ReadyToRead:
 
     def __init__(self, still_seconds: float = 0.5, motion_threshold: float = 0.004,
                  occluder_fraction: float = 0.12, empty_table: np.ndarray | EmptyTable | None = None,
-                 roi: tuple[int, int, int, int] | None = None, still_frames: int = 4):
+                 roi: tuple[int, int, int, int] | None = None, still_frames: int = 4,
+                 die_px: float | None = None):
         """`empty_table`: the empty-table photo, or an EmptyTable already made of it (for the same `roi`).
-        `still_frames`: how many of the newest still frames `still_picture` averages (1: the newest alone)."""
+        `still_frames`: how many of the newest still frames `still_picture` averages (1: the newest alone).
+        `die_px`: a die's side in frame pixels, when calibration knows it: then a change of
+        DIE_SHARE of a die's top face is motion too, where that is less than `motion_threshold`
+        of the view (a small die rolling in a wide view changes little of it)."""
         if isinstance(still_frames, bool) or not isinstance(still_frames, int) or still_frames < 1:
             raise ValueError(f"still_frames must be a whole number of frames, 1 or more, not {still_frames!r}")
+        if die_px is not None and (isinstance(die_px, bool) or not isinstance(die_px, (int, float)) or not die_px > 0):
+            raise ValueError(f"die_px must be a die's side in pixels (above 0), not {die_px!r}")
         if isinstance(empty_table, EmptyTable):
             if empty_table.roi != roi:
                 raise ValueError(f"the empty-table reference was made for the table region {empty_table.roi}, not {roi}")
@@ -235,6 +247,7 @@ class ReadyToRead:
             self._reference = EmptyTable(empty_table, roi) if empty_table is not None else None
         self.still_seconds = still_seconds
         self.motion_threshold = motion_threshold
+        self.die_px = die_px
         self.occluder_fraction = occluder_fraction
         self.roi = roi
         self._previous: _Motion | None = None
@@ -255,7 +268,7 @@ class ReadyToRead:
             reference = EmptyTable.load(config.empty_table, config.roi) if config.empty_table else None
         return cls(still_seconds=config.still_seconds, motion_threshold=config.motion_threshold,
                    occluder_fraction=config.occluder_fraction, empty_table=reference, roi=config.roi,
-                   still_frames=config.still_frames)
+                   still_frames=config.still_frames, die_px=config.die_size)
 
     def still_picture(self) -> np.ndarray | None:
         """The scene of this still spell: the mean of its newest `still_frames` frames (those
@@ -268,7 +281,7 @@ class ReadyToRead:
             return None
         newest, view = self._still[-1]
         same = [f for f, v in self._still
-                if f.shape == newest.shape and self._changed(view, v) <= self.motion_threshold]
+                if f.shape == newest.shape and not self._moved(view, v)]
         if len(same) == 1:
             return newest
         total = same[0].astype(np.uint16)  # 16 bits hold up to 257 frames of 255
@@ -285,6 +298,13 @@ class ReadyToRead:
         the second time as the next throw."""
         self._read_scene = _motion(_colour(frame_bgr), self.roi)
         self._still_and_read = False
+
+    def _moved(self, a: _Motion, b: _Motion) -> bool:
+        """Whether enough changed from b to a to be motion (`motion_threshold`, or DIE_SHARE of a die)."""
+        limit = self.motion_threshold
+        if self.die_px is not None:
+            limit = min(limit, DIE_SHARE * (self.die_px * a.scale) ** 2 / (a.small.shape[0] * a.small.shape[1]))
+        return self._changed(a, b) > limit
 
     def _changed(self, a: _Motion, b: _Motion) -> float:
         """The share of pixels that changed from b to a, once b's rows have a's light."""
@@ -313,7 +333,7 @@ class ReadyToRead:
     def feed(self, frame_bgr: np.ndarray, t_seconds: float) -> ReadyState:
         small = _motion(_colour(frame_bgr), self.roi)
         previous, self._previous = self._previous, small
-        if previous is None or self._changed(small, previous) > self.motion_threshold:
+        if previous is None or self._moved(small, previous):
             self._still_since = None if previous is not None else t_seconds
             self._still_and_read = False
             self._still.clear()
@@ -329,7 +349,7 @@ class ReadyToRead:
         elif t_seconds - self._still_since < self.still_seconds:
             self.state = ReadyState.WAITING
         elif self._still_and_read or (self._read_scene is not None
-                                      and self._changed(small, self._read_scene) <= self.motion_threshold):
+                                      and not self._moved(small, self._read_scene)):
             self._still_and_read = True  # (half the work of an idle table: one comparison a frame)
             self.state = ReadyState.WAITING  # already read this scene
         else:
