@@ -28,6 +28,8 @@ from the newest one's (a die that crept) is left out, so nothing that moved is a
 from __future__ import annotations
 
 import enum
+import math
+import numbers
 from collections import deque
 from typing import NamedTuple
 
@@ -54,6 +56,7 @@ ROW_GAIN = (0.5, 2.0)  # the most a row's light may be taken to have changed by 
 # still pairs of held-out renders (noise, JPEG, bands) the most that changed was 0.48 of a
 # die; a die crept half its width changes 0.5-0.85 of one (benchmarks/ready.py --renders).
 DIE_SHARE = 0.5
+MIN_MOTION_PX = 9  # but never under 3 x 3 pixels of the small view: one changed pixel is no die
 
 
 class ReadyState(enum.Enum):
@@ -87,7 +90,7 @@ def row_gain(picture: np.ndarray, like: np.ndarray, unknown: np.ndarray | None =
     if unknown is not None and unknown.any():
         # Left-out ratios become -/+_LEFT_OUT in turns along the row, the first below: as many
         # below every kept one as above, or one more below, so the partition's middle is the
-        # kept ones' median (of an even count, the upper one, as with none left out).
+        # kept ones' median (of an even count, one of the two middle ones).
         turn = np.cumsum(unknown, axis=1) % 2 == 0
         ratio = np.where(unknown, np.where(turn, _LEFT_OUT, -_LEFT_OUT), ratio)
     middle = ratio.shape[1] // 2  # the median by partition: np.median took twice as long (0.6 -> 1.3 ms)
@@ -237,7 +240,8 @@ class ReadyToRead:
         of the view (a small die rolling in a wide view changes little of it)."""
         if isinstance(still_frames, bool) or not isinstance(still_frames, int) or still_frames < 1:
             raise ValueError(f"still_frames must be a whole number of frames, 1 or more, not {still_frames!r}")
-        if die_px is not None and (isinstance(die_px, bool) or not isinstance(die_px, (int, float)) or not die_px > 0):
+        if die_px is not None and (isinstance(die_px, bool) or not isinstance(die_px, numbers.Real)
+                                   or not 0 < die_px < math.inf):
             raise ValueError(f"die_px must be a die's side in pixels (above 0), not {die_px!r}")
         if isinstance(empty_table, EmptyTable):
             if empty_table.roi != roi:
@@ -247,7 +251,7 @@ class ReadyToRead:
             self._reference = EmptyTable(empty_table, roi) if empty_table is not None else None
         self.still_seconds = still_seconds
         self.motion_threshold = motion_threshold
-        self.die_px = die_px
+        self.die_px = None if die_px is None else float(die_px)
         self.occluder_fraction = occluder_fraction
         self.roi = roi
         self._previous: _Motion | None = None
@@ -303,7 +307,8 @@ class ReadyToRead:
         """Whether enough changed from b to a to be motion (`motion_threshold`, or DIE_SHARE of a die)."""
         limit = self.motion_threshold
         if self.die_px is not None:
-            limit = min(limit, DIE_SHARE * (self.die_px * a.scale) ** 2 / (a.small.shape[0] * a.small.shape[1]))
+            die = max(DIE_SHARE * (self.die_px * a.scale) ** 2, MIN_MOTION_PX)
+            limit = min(limit, die / (a.small.shape[0] * a.small.shape[1]))
         return self._changed(a, b) > limit
 
     def _changed(self, a: _Motion, b: _Motion) -> float:
@@ -319,9 +324,9 @@ class ReadyToRead:
         # b relit, but never past white: a camera shows no more, lit as it may be
         change = a.small - np.minimum(np.rint(b.small * gain), 255)
         # Where the frame clipped, the camera showed less than the light, and relighting gets
-        # it wrong by up to white x the light's change (|1 - gain|), for each clipped pixel:
-        # a brighter where the light fell (b's clipped ones), darker where it rose (a's own).
-        hidden = 255 * np.abs(1 - gain) * np.where(change > 0, b_clipped, a_clipped)
+        # it wrong by up to white x the light's change, for each clipped pixel: a brighter
+        # where the light fell (b's clipped ones), darker where it rose (a's own).
+        hidden = 255 * np.where(change > 0, np.maximum(0, 1 - gain) * b_clipped, np.maximum(0, gain - 1) * a_clipped)
         return float((np.abs(change) > PIXEL_CHANGE + hidden).any(2).mean())
 
     def _occluded(self, frame: np.ndarray) -> bool:
