@@ -50,7 +50,7 @@ CLIP_UNKNOWN = 0.25
 # at least STRUCTURE of the box where the photo's colours spread (an edge, a print, a token).
 ON_TABLE, SETTLE, STRUCTURE = 0.1, 2, 0.1
 CHANGED = int(PIXEL_CHANGE * 1.5)  # levels a pixel must lie outside them: an occluder's change
-ROW_GAIN = (0.5, 2.0)  # the most a row's light may be taken to have changed by (see relit)
+ROW_GAIN = (0.5, 2.0)  # the most a row's light may be taken to have changed by (row_gain)
 # With the die's size known: a change over this share of a die's top face is motion, where
 # that is less than `motion_threshold` of the view (small dice in a wide view). Over 1272
 # still pairs of held-out renders (noise, JPEG, bands) the most that changed was 0.48 of a
@@ -105,12 +105,6 @@ def row_gain(picture: np.ndarray, like: np.ndarray, unknown: np.ndarray | None =
             near = np.interp(np.arange(len(counts)), rows, mean[rows]) if len(rows) else np.ones(len(counts))
             gain[counts == 0] = near[counts == 0, None]
     return np.clip(gain, *ROW_GAIN)
-
-
-def relit(picture: np.ndarray, like: np.ndarray, unknown: np.ndarray | None = None) -> np.ndarray:
-    """`picture` with each row of each channel scaled to the brightness of the same row of
-    `like` (`row_gain`)."""
-    return np.rint(picture * row_gain(picture, like, unknown)[:, None, :]).astype(np.int16)
 
 
 def _shrunk(frame: np.ndarray, roi) -> np.ndarray:
@@ -315,14 +309,16 @@ class ReadyToRead:
         """The share of pixels that changed from b to a, once b's rows have a's light."""
         if a.small.shape != b.small.shape:
             return 1.0
-        if a.clipped is None and b.clipped is None:
-            change = np.abs(a.small - np.minimum(relit(b.small, a.small), 255)) > PIXEL_CHANGE
-            return float(change.any(2).mean())
-        a_clipped = a.clipped if a.clipped is not None else np.zeros(a.small.shape, np.float32)
-        b_clipped = b.clipped if b.clipped is not None else np.zeros(b.small.shape, np.float32)
-        gain = row_gain(b.small, a.small, (a_clipped > CLIP_UNKNOWN) | (b_clipped > CLIP_UNKNOWN))[:, None, :]
+        unknown = None
+        if a.clipped is not None or b.clipped is not None:
+            a_clipped = a.clipped if a.clipped is not None else np.zeros(a.small.shape, np.float32)
+            b_clipped = b.clipped if b.clipped is not None else np.zeros(b.small.shape, np.float32)
+            unknown = (a_clipped > CLIP_UNKNOWN) | (b_clipped > CLIP_UNKNOWN)
+        gain = row_gain(b.small, a.small, unknown)[:, None, :]
         # b relit, but never past white: a camera shows no more, lit as it may be
         change = a.small - np.minimum(np.rint(b.small * gain), 255)
+        if unknown is None:  # nothing clipped: no change hidden
+            return float((np.abs(change) > PIXEL_CHANGE).any(2).mean())
         # Where the frame clipped, the camera showed less than the light, and relighting gets
         # it wrong by up to white x the light's change, for each clipped pixel: a brighter
         # where the light fell (b's clipped ones), darker where it rose (a's own).
