@@ -105,3 +105,22 @@ def test_crops_are_smeared_only_when_asked_and_keep_their_light(monkeypatch):
     assert abs(float(smear[..., 0].sum()) - 255.0) < 1.0  # as much light as before
     spread = lit.max(0) - lit.min(0)
     assert spread.max() <= 10  # at most 10 crop pixels long
+
+
+def test_the_teachers_loss_leaves_out_the_scenes_it_is_told_to():
+    import train_detector
+    torch.manual_seed(5)
+    teacher = train_detector.CentreNet().eval()
+    x = torch.randn(2, 3, 64, 64)
+    heat = torch.zeros(2, 16, 16)
+    heat[:, 8, 8] = 1.0
+    with torch.no_grad():
+        t = teacher(x)
+    out = t.clone()
+    out[1] = t[1] + 3.0  # the second scene's output far from the teacher's, the first's the same
+    both = float(train_detector.taught(out, [teacher], x, heat))
+    assert both > 0.5
+    assert float(train_detector.taught(out, [teacher], x, heat, torch.tensor([1.0, 1.0]))) == pytest.approx(both, rel=1e-5)
+    # the first scene alone: the output is the teacher's, so nothing is left but rounding
+    assert abs(float(train_detector.taught(out, [teacher], x, heat, torch.tensor([1.0, 0.0])))) < 1e-3
+    assert float(train_detector.taught(out, [teacher], x, heat, torch.tensor([0.0, 1.0]))) == pytest.approx(both, rel=1e-4)

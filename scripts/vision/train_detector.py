@@ -333,6 +333,9 @@ def main():
                     help="save the run here with every export, and go on from it when it is there (keep it "
                          "outside the repository)")
     ap.add_argument("--teach-weight", type=float, default=1.0, help="weight of the teachers' loss against the labels'")
+    ap.add_argument("--teach-photos-only", action="store_true",
+                    help="the teachers' loss on every scene but the renders: keep what the teachers read on "
+                         "photos, learn the renders' looks from their labels alone")
     # a lent machine (a GPU, many cores): see parallel.py and docs/vision.md
     ap.add_argument("--device", default="cpu", help="torch device to train on (cuda on a GPU machine)")
     ap.add_argument("--workers", type=int, default=0, help="processes drawing the training scenes (0: this one)")
@@ -383,8 +386,9 @@ def main():
 
     def batch(streams):
         rng, paste_rng, bands_rng, shadows_rng = streams
-        xs, hs, ss, ms = [], [], [], []
+        xs, hs, ss, ms, ts = [], [], [], [], []
         for _ in range(args.batch):
+            rendered = False
             if paster is not None and paste_rng.random() < args.paste:
                 a, dice = paster.scene(paste_rng, CROP, die_range or (9.0, 48.0))
                 c, s = [np.array(d[:2]) for d in dice], [d[2] for d in dice]
@@ -392,6 +396,7 @@ def main():
                 a, c, s = augment_scene(*pool[rng.randrange(len(pool))], rng)
             elif renders and rng.random() < args.renders_share:  # no draw at all without renders
                 a, c, s = augment(*renders[rng.randrange(len(renders))], rng, die_range)
+                rendered = True
             else:
                 img, boxes = train[rng.randrange(len(train))]
                 a, c, s = augment(img, boxes, rng, die_range)
@@ -403,7 +408,8 @@ def main():
                 a = specks(a, specks_rng)
             h, sz, m = targets(c, s)
             xs.append(normalise(a)); hs.append(h); ss.append(sz); ms.append(m)
-        return np.stack(xs), np.stack(hs), np.stack(ss), np.stack(ms)
+            ts.append(0.0 if rendered and args.teach_photos_only else 1.0)
+        return np.stack(xs), np.stack(hs), np.stack(ss), np.stack(ms), np.array(ts, np.float32)
 
     def streams(seed):  # a worker's four streams, apart from every other worker's
         return tuple(random.Random(seed * 16 + k) for k in (0, 8, 4, 6))
@@ -417,11 +423,11 @@ def main():
         tot = 0.0
         going = True
         for n in range(1, per_epoch + 1):
-            x, heat, size, mask = (torch.as_tensor(a).to(device, non_blocking=True) for a in next(scenes))
+            x, heat, size, mask, taught_too = (torch.as_tensor(a).to(device, non_blocking=True) for a in next(scenes))
             out = net(x)
             loss = focal(out[:, 0], heat) + 0.5 * (F.l1_loss(out[:, 1], size, reduction="none") * mask).sum() / mask.sum().clamp(min=1)
             if teachers:
-                loss = loss + args.teach_weight * taught(out, teachers, x, heat)
+                loss = loss + args.teach_weight * taught(out, teachers, x, heat, taught_too)
             opt.zero_grad(); loss.backward(); opt.step()
             going = sched.step() is not False
             tot += loss.item()
@@ -437,16 +443,20 @@ def main():
             break
 
 
-def taught(out, teachers, x, heat):
+def taught(out, teachers, x, heat, scenes=None):
     """How far the net's output is from its teachers' averaged output on the same batch:
     binary cross-entropy to their centre probabilities (summed, per labelled die, as the
-    focal loss is) and the L1 distance to their log sizes where they see a die."""
+    focal loss is) and the L1 distance to their log sizes where they see a die. `scenes`
+    (one weight a scene, 0 or 1) leaves scenes out."""
     with torch.no_grad():
         t = torch.stack([teacher(x) for teacher in teachers]).mean(0)
+    w = torch.ones(x.shape[0], device=x.device) if scenes is None else scenes
+    w = w[:, None, None]
     soft = torch.sigmoid(t[:, 0])
-    entropy = F.binary_cross_entropy(soft, soft, reduction="sum")  # the floor: what is left is a divergence
-    centres = (F.binary_cross_entropy_with_logits(out[:, 0], soft, reduction="sum") - entropy) / heat.ge(0.99).sum().clamp(min=1)
-    where = (soft > 0.3).float()
+    entropy = (F.binary_cross_entropy(soft, soft, reduction="none") * w).sum()  # the floor: what is left is a divergence
+    centres = ((F.binary_cross_entropy_with_logits(out[:, 0], soft, reduction="none") * w).sum() - entropy) \
+        / heat.ge(0.99).sum().clamp(min=1)
+    where = (soft > 0.3).float() * w
     sizes = (F.l1_loss(out[:, 1], t[:, 1], reduction="none") * where).sum() / where.sum().clamp(min=1)
     return centres + 0.5 * sizes
 
