@@ -161,3 +161,62 @@ def test_a_scene_made_again_is_the_cached_one_only_with_the_same_boxes_in_order(
     assert not render_dice.same_scene(_cached("pip", [[1.0, 2.0, 30.0, 31.1], [40.0, 2.0, 70.0, 31.0]]), entry)
     assert not render_dice.same_scene(_cached("pip", [[40.0, 2.0, 70.0, 31.0], [1.0, 2.0, 30.0, 31.0]]), entry)
     assert not render_dice.same_scene(_cached("pip", [[1.0, 2.0, 30.0, 31.0]]), entry)
+
+
+def _drawn(shapes) -> "np.ndarray":
+    import cv2
+    import numpy as np
+
+    import glyphs
+    mask = np.zeros((glyphs.G, glyphs.G), np.uint8)
+    for shape in shapes:
+        shape(mask)
+    return mask.astype(np.float32)
+
+
+def test_a_glyph_that_could_pass_for_pips_is_told_from_symbols():
+    import cv2
+
+    import glyphs
+    c = glyphs.G // 2
+    five = [lambda m, x=x, y=y: cv2.circle(m, (c + 20 * x, c + 20 * y), 7, 1, -1) for x, y in glyphs.PIPS[5]]
+    assert glyphs.pip_like(_drawn(five))
+    assert glyphs.pip_like(_drawn([lambda m: cv2.circle(m, (c, c), 16, 1, -1)]))  # a big one
+    assert not glyphs.pip_like(_drawn([lambda m: cv2.circle(m, (c, c), 40, 1, -1)]))  # a disc filling the face
+    assert not glyphs.pip_like(_drawn([lambda m: cv2.circle(m, (c, c), 20, 1, 4)]))  # a ring
+    assert not glyphs.pip_like(_drawn([lambda m: cv2.line(m, (20, c), (76, c), 1, 8),
+                                       lambda m: cv2.line(m, (c, 20), (c, 76), 1, 8)]))  # a cross
+    assert not glyphs.pip_like(_drawn([]))
+
+
+def test_a_symbol_set_is_what_the_renderer_draws_from_its_seed():
+    import numpy as np
+
+    import glyphs
+    rng = random.Random(11)
+    drawn = [glyphs.random_glyph(rng) for _ in range(6)]
+    assert all(np.array_equal(a, b) for a, b in zip(glyphs.glyph_set(11).values(), drawn))
+    assert list(glyphs.glyph_set(11)) == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_rendered_symbol_die_showing_pips_teaches_no_face(tmp_path):
+    import dataset
+    import glyphs
+
+    seed = next(s for s in range(100) if any(glyphs.pip_like(g) for g in glyphs.glyph_set(s).values()))
+    like = [v for v, g in glyphs.glyph_set(seed).items() if glyphs.pip_like(g)]
+    unlike = [v for v in range(1, 7) if v not in like]
+
+    def die(value, symbols):
+        return {"value": value, "box": [0, 0, 20, 20], "cocked": False, "hidden": 0.0,
+                "style": {"kind": "symbol" if symbols is not None else "pip", "symbols": symbols}}
+
+    lines = [json.dumps({"image": "images/train_000000.jpg", "seed": 0, "renderer": 5, "split": "train",
+                         "kind": "symbol", "scene": {"tilt_deg": 30.0},
+                         "dice_detail": [die(like[0], seed), die(unlike[0], seed)]}),
+             json.dumps({"image": "images/train_000001.jpg", "seed": 1, "renderer": 5, "split": "train",
+                         "kind": "pip", "scene": {"tilt_deg": 30.0}, "dice_detail": [die(like[0], None)]})]
+    (tmp_path / "manifest.jsonl").write_text("\n".join(lines) + "\n")
+    symbol, pip = dataset.load_renders(tmp_path)
+    assert [b[4] for b in symbol.boxes] == [None, unlike[0]]  # both still dice to find
+    assert [b[4] for b in pip.boxes] == [like[0]]

@@ -19,6 +19,9 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from functools import lru_cache
+
+from glyphs import glyph_set, pip_like
 from legibility import legible  # the renders whose marks their picture does not show
 
 # COMPANION_DATASETS: another root (a copy carried to a training machine)
@@ -104,6 +107,18 @@ def load_all() -> list[Labelled]:
 RENDER_HIDDEN = 0.3
 
 
+@lru_cache(maxsize=None)
+def _pip_like_faces(symbols: int) -> frozenset[int]:
+    return frozenset(v for v, glyph in glyph_set(symbols).items() if pip_like(glyph))
+
+
+def shows_pips(detail: dict) -> bool:
+    """Whether a rendered symbol die (`dice_detail` of a manifest line) shows a glyph that
+    could pass for pips (glyphs.pip_like): no face to teach as "a die without pips"."""
+    symbols = detail.get("style", {}).get("symbols")
+    return symbols is not None and detail["value"] in _pip_like_faces(symbols)
+
+
 def lies_flat(detail: dict) -> bool:
     """A rendered die (`dice_detail` of a manifest line) a table would read: flat, its top
     face mostly seen (a cocked die is thrown again)."""
@@ -112,9 +127,10 @@ def lies_flat(detail: dict) -> bool:
 
 def load_renders(root: Path) -> list[Labelled]:
     """The scenes of a render cache (scripts/vision/render_dice.py: OUT/manifest.jsonl), as
-    Labelled photos. A die whose top face is mostly hidden, that lies cocked, or whose
-    marks are lost in its picture keeps its box with the value None (a die is there; what
-    it shows is not for learning). Held-out
+    Labelled photos. A die whose top face is mostly hidden, that lies cocked, whose
+    marks are lost in its picture, or a symbol die showing a glyph that could pass for pips
+    (`shows_pips`) keeps its box with the value None (a die is there; what it shows is not
+    for learning). Held-out
     renders are of styles no training render has, so a cache is one split or the other."""
     out = []
     for line in (root / "manifest.jsonl").read_text().splitlines():
@@ -122,7 +138,7 @@ def load_renders(root: Path) -> list[Labelled]:
             e = json.loads(line)
         except ValueError:
             continue  # a line cut short by a stopped render
-        boxes = tuple(tuple(d["box"]) + ((d["value"] if lies_flat(d) and legible(d) else None),)
+        boxes = tuple(tuple(d["box"]) + ((d["value"] if lies_flat(d) and legible(d) and not shows_pips(d) else None),)
                       for d in e["dice_detail"])
         kind = {"pip": "pip", "chance": "chance", "symbol": "symbol"}[e["kind"]]
         # renderer 5 says whether its camera had an up (its first scenes by the tilt: 8 degrees)

@@ -145,6 +145,32 @@ def random_glyph(rng: random.Random) -> np.ndarray:
             return mask
 
 
+def glyph_set(seed: int) -> dict[int, np.ndarray]:
+    """The symbol set of a seed, face value -> glyph, as render_dice.py draws a symbol die's faces."""
+    rng = random.Random(seed)
+    return {value: random_glyph(rng) for value in sorted(PIPS)}
+
+
+#: A blob bigger than this share of the glyph disc's radius is no pip (a big one's is under it).
+PIP_BLOB = 0.5
+
+
+def pip_like(glyph: np.ndarray) -> bool:
+    """Whether a glyph could pass for a pip face: one to nine filled round blobs, none wider
+    than PIP_BLOB of the disc's radius. random_glyph draws pip layouts, dots and discs among
+    its symbols (the spike embedding learns pip dice as part of the family: about 5% of
+    glyphs); a face model taught such a face as "a die without pips" learns to miss ones."""
+    ink = (glyph > 0.5).astype(np.uint8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    if not 1 <= n - 1 <= 9:
+        return False
+    for area, w, h in stats[1:, [cv2.CC_STAT_AREA, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT]]:
+        r = max(w, h) / 2
+        if r > PIP_BLOB * G / 2 or min(w, h) < 0.7 * max(w, h) or area < 0.6 * math.pi * r * r:
+            return False
+    return True
+
+
 def variant(glyph: np.ndarray, rng: random.Random) -> np.ndarray:
     """A near miss: the same glyph with one part added or cut away (a hard negative)."""
     while True:

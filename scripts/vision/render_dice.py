@@ -77,7 +77,6 @@ HELD_OUT = {
 BODIES = ("ivory", "white", "black", "colour", "colour", "marbled", "translucent", "metallic", "bone",
           "glitter", "wood")
 SURFACES = ("felt", "felt", "cloth", "wood", "board", "playmat")
-PIP_VALUES = (1, 2, 3, 4, 5, 6)
 # Each face's value, by its outward normal in the die's own frame: opposite faces sum to 7.
 FACE_NORMALS = ((0, 0, 1), (0, 0, -1), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0))
 FACE_VALUES = (1, 6, 2, 5, 3, 4)
@@ -595,8 +594,7 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
         glyph_set = None
         if style.symbols is not None:
             if style.symbols not in glyph_sets:
-                g = random.Random(style.symbols)
-                glyph_sets[style.symbols] = {v: glyphs.random_glyph(g) for v in PIP_VALUES}
+                glyph_sets[style.symbols] = glyphs.glyph_set(style.symbols)
             glyph_set = glyph_sets[style.symbols]
         if kind == "chance":
             red, blue = chance_shades(rng)
