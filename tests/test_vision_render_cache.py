@@ -164,7 +164,6 @@ def test_a_scene_made_again_is_the_cached_one_only_with_the_same_boxes_in_order(
 
 
 def _drawn(shapes) -> "np.ndarray":
-    import cv2
     import numpy as np
 
     import glyphs
@@ -181,7 +180,7 @@ def test_a_glyph_that_could_pass_for_pips_is_told_from_symbols():
     c = glyphs.G // 2
     five = [lambda m, x=x, y=y: cv2.circle(m, (c + 20 * x, c + 20 * y), 7, 1, -1) for x, y in glyphs.PIPS[5]]
     assert glyphs.pip_like(_drawn(five))
-    assert glyphs.pip_like(_drawn([lambda m: cv2.circle(m, (c, c), 16, 1, -1)]))  # a big one
+    assert glyphs.pip_like(_drawn([lambda m: cv2.circle(m, (c, c), 16, 1, -1)]))  # a one's pip, drawn large
     assert not glyphs.pip_like(_drawn([lambda m: cv2.circle(m, (c, c), 40, 1, -1)]))  # a disc filling the face
     assert not glyphs.pip_like(_drawn([lambda m: cv2.circle(m, (c, c), 20, 1, 4)]))  # a ring
     assert not glyphs.pip_like(_drawn([lambda m: cv2.line(m, (20, c), (76, c), 1, 8),

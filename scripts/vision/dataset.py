@@ -17,9 +17,8 @@ import json
 import os
 import zlib
 from dataclasses import dataclass
-from pathlib import Path
-
 from functools import lru_cache
+from pathlib import Path
 
 from glyphs import glyph_set, pip_like
 from legibility import legible  # the renders whose marks their picture does not show

@@ -151,7 +151,9 @@ def glyph_set(seed: int) -> dict[int, np.ndarray]:
     return {value: random_glyph(rng) for value in sorted(PIPS)}
 
 
-#: A blob bigger than this share of the glyph disc's radius is no pip (a big one's is under it).
+#: A blob of a radius over this share of the glyph disc's is no pip. On a die's face (the glyph
+#: drawn 0.7 of its side) that is 0.175 of the side: a pip's (0.075-0.1) is under it, but a
+#: big one's (render_dice.py: 0.16-0.22) can be over it.
 PIP_BLOB = 0.5
 
 
