@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -12,6 +13,19 @@ import pytest
 from hardware.vision import ReadyState, ReadyToRead
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _bench_lights():
+    """The benchmark's lights (benchmarks/ready.py), so the test and the benchmark see one
+    flicker and one lamp: `flickering` (mains bands through a rolling shutter, times a lamp's
+    gain, then clipped as a sensor clips) and `lamp_pool`."""
+    spec = importlib.util.spec_from_file_location("bench_ready", FIXTURES.parents[1] / "benchmarks" / "ready.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.flickering, module.lamp_pool
+
+
+flickering, lamp_pool = _bench_lights()
 FPS = 20.0
 
 
@@ -128,14 +142,6 @@ def test_a_scene_marked_as_read_is_not_ready_again_but_the_next_one_is(table):
     assert ReadyState.READY in [s for _, s in play(machine, [noisy(moved, i) for i in range(20)], t0=5.0)]
 
 
-def flickering(frame, amplitude, phase, bands=3.0):
-    """The frame under lamps that flicker with the mains, through a rolling shutter: dark and
-    light bands across the rows, in a new place each frame (phase 0..1)."""
-    rows = np.arange(frame.shape[0], dtype=np.float32)[:, None, None] / frame.shape[0]
-    gain = 1 + amplitude * np.sin(2 * np.pi * (bands * rows + phase))
-    return np.clip(frame * gain, 0, 255).astype(np.uint8)
-
-
 def test_flicker_bands_rolling_over_still_dice_are_not_movement(table):
     rng = np.random.default_rng(7)
     for amplitude in (0.05, 0.1, 0.2):
@@ -172,26 +178,6 @@ def test_a_yellow_die_rolling_on_the_grey_tray_is_movement_flicker_or_not(table,
     assert len(ready) == 1 and ready[0] >= len(rolling) / FPS + 0.5
 
 
-def lamp_pool(frame, strength=1.0):
-    """A lamp's pool of light over the frame: the light's gain at each pixel, up to 1 +
-    strength at its middle (at strength 1 the light tray clips to white over a fifth)."""
-    h, w = frame.shape[:2]
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    return 1 + strength * np.exp(-(((xx - 0.3 * w) ** 2 + (yy - 0.4 * h) ** 2) / (0.3 * max(h, w)) ** 2))
-
-
-def bands(frame, amplitude, phase, count=3.0):
-    """The light's gain along the rows under lamps flickering with the mains (as `flickering`)."""
-    rows = np.arange(frame.shape[0], dtype=np.float32)[:, None] / frame.shape[0]
-    return np.broadcast_to(1 + amplitude * np.sin(2 * np.pi * (count * rows + phase)), frame.shape[:2])
-
-
-def seen(frame, *gains):
-    """What the camera shows of the frame under these lights: their product, then clipped."""
-    light = np.prod(np.stack(gains), axis=0)
-    return np.clip(frame * light[:, :, None], 0, 255).astype(np.uint8)
-
-
 @pytest.mark.parametrize("strength,amplitude", [(0.6, 0.2), (1.0, 0.1), (1.0, 0.2), (1.5, 0.3), (2.5, 0.2)])
 @pytest.mark.parametrize("order", ["bands in the light", "bands over the clipped picture"])
 def test_flicker_bands_over_a_clipped_glare_are_not_movement(table, strength, amplitude, order):
@@ -201,12 +187,13 @@ def test_flicker_bands_over_a_clipped_glare_are_not_movement(table, strength, am
     # the blurred small picture it spreads to its neighbours. Before, such a table never
     # settled (at strength 1, +-20%: 19 of 30 frames MOVING, either way).
     pool = lamp_pool(table, strength)
-    assert (seen(table, pool) == 255).any(2).mean() > 0.05  # the lamp does clip part of the view
+    assert (flickering(table, 0.0, 0.0, light=pool) == 255).any(2).mean() > 0.05  # the lamp does clip part of the view
     rng = np.random.default_rng(7)
     if order == "bands in the light":
-        frames = [seen(noisy(table, i), pool, bands(table, amplitude, rng.uniform())) for i in range(30)]
+        frames = [flickering(noisy(table, i), amplitude, rng.uniform(), light=pool) for i in range(30)]
     else:
-        frames = [flickering(noisy(seen(table, pool), i), amplitude, rng.uniform()) for i in range(30)]
+        frames = [flickering(noisy(flickering(table, 0.0, 0.0, light=pool), i), amplitude, rng.uniform())
+                  for i in range(30)]
     machine = ReadyToRead(still_seconds=0.5)
     states = [s for _, s in play(machine, frames)]
     assert ReadyState.MOVING not in states and states.count(ReadyState.READY) == 1
@@ -226,9 +213,9 @@ def test_a_die_rolling_through_the_glare_is_movement(table, amplitude, step):
     def with_die_at(x, seed=None):
         out = empty.copy() if seed is None else noisy(empty, seed)
         out[360:404, x:x + 44] = (40, 60, 150)
-        return seen(out, pool, bands(table, amplitude, rng.uniform()))
+        return flickering(out, amplitude, rng.uniform(), light=pool)
 
-    assert (seen(empty, pool)[360:404, 100:100 + 8 * step] == 255).any(2).mean() > 0.5  # rolled through the glare
+    assert (flickering(empty, 0.0, 0.0, light=pool)[360:404, 100:100 + 8 * step] == 255).any(2).mean() > 0.5  # rolled through the glare
     rolling = [with_die_at(100 + step * i) for i in range(8)]
     resting = [with_die_at(100 + step * 8, i) for i in range(20)]
     machine = ReadyToRead(still_seconds=0.5)
