@@ -175,13 +175,17 @@ def _drawn(shapes) -> "np.ndarray":
 
 def test_a_glyph_that_could_pass_for_pips_is_told_from_symbols():
     import cv2
+    import numpy as np
 
     import glyphs
     c = glyphs.G // 2
     five = [lambda m, x=x, y=y: cv2.circle(m, (c + 20 * x, c + 20 * y), 7, 1, -1) for x, y in glyphs.PIPS[5]]
     assert glyphs.pip_like(_drawn(five))
     assert glyphs.pip_like(_drawn([lambda m: cv2.circle(m, (c, c), 16, 1, -1)]))  # a one's pip, drawn large
-    assert not glyphs.pip_like(_drawn([lambda m: cv2.circle(m, (c, c), 40, 1, -1)]))  # a disc filling the face
+    assert glyphs.pip_like(_drawn([lambda m: cv2.circle(m, (c, c), 40, 1, -1)]))  # a disc filling the face: a big one
+    assert glyphs.pip_like(_drawn([lambda m: cv2.rectangle(m, (c - 12, c - 12), (c + 12, c + 12), 1, -1)]))  # square
+    assert not glyphs.pip_like(_drawn([lambda m: cv2.ellipse(m, (c, c), (36, 12), 0, 0, 360, 1, -1)]))  # a bar
+    assert not glyphs.pip_like(_drawn([lambda m: cv2.fillPoly(m, [np.array([[c, 10], [86, 80], [10, 80]])], 1)]))  # triangle
     assert not glyphs.pip_like(_drawn([lambda m: cv2.circle(m, (c, c), 20, 1, 4)]))  # a ring
     assert not glyphs.pip_like(_drawn([lambda m: cv2.line(m, (20, c), (76, c), 1, 8),
                                        lambda m: cv2.line(m, (c, 20), (c, 76), 1, 8)]))  # a cross

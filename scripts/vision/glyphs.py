@@ -151,24 +151,28 @@ def glyph_set(seed: int) -> dict[int, np.ndarray]:
     return {value: random_glyph(rng) for value in sorted(PIPS)}
 
 
-#: A blob of a radius over this share of the glyph disc's is no pip. On a die's face (the glyph
-#: drawn 0.7 of its side) that is 0.175 of the side: a pip's (0.075-0.1) is under it, but a
-#: big one's (render_dice.py: 0.16-0.22) can be over it.
-PIP_BLOB = 0.5
+#: A blob is pip-like if it is round or square enough: its narrow side at least PIP_ASPECT of
+#: its wide side, its area at least PIP_FILL of the disc around it. Its size is not bounded:
+#: a big one's pip (render_dice.py: radius 0.16-0.22 of the face's side) is a glyph disc of
+#: 0.46-0.63 of the glyph's side, and the shipped face model reads bigger solid discs,
+#: ellipses and heptagons on a die as ones too (docs/decisions.md, 2026-12-07).
+PIP_ASPECT = 0.6
+PIP_FILL = 0.6
 
 
 def pip_like(glyph: np.ndarray) -> bool:
-    """Whether a glyph could pass for a pip face: one to nine filled round blobs, none wider
-    than PIP_BLOB of the disc's radius. random_glyph draws pip layouts, dots and discs among
-    its symbols (the spike embedding learns pip dice as part of the family: about 5% of
-    glyphs); a face model taught such a face as "a die without pips" learns to miss ones."""
+    """Whether a glyph could pass for a pip face: one to nine filled blobs, each round or
+    square enough (PIP_ASPECT, PIP_FILL), of any size. random_glyph draws pip layouts, dots,
+    discs and solid polygons among its symbols (the spike embedding learns pip dice as part
+    of the family); a face model taught such a face as "a die without pips" learns to miss
+    ones, big ones most."""
     ink = (glyph > 0.5).astype(np.uint8)
     n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     if not 1 <= n - 1 <= 9:
         return False
     for area, w, h in stats[1:, [cv2.CC_STAT_AREA, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT]]:
         r = max(w, h) / 2
-        if r > PIP_BLOB * G / 2 or min(w, h) < 0.7 * max(w, h) or area < 0.6 * math.pi * r * r:
+        if min(w, h) < PIP_ASPECT * max(w, h) or area < PIP_FILL * math.pi * r * r:
             return False
     return True
 
