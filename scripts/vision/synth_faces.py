@@ -20,7 +20,12 @@ import random
 import cv2
 import numpy as np
 
+from glyphs import pip_like
+
 SS = 3  # supersampling
+#: Kept pools of drawn crops (train_faces.py --pools) are named by this: raise it whenever
+#: the same seed draws other crops. 2: class 7's symbols are never pip-like (2026-12-07).
+DRAWING = 2
 MARKS = 0.0  # share of one faces drawn with a maker's mark (maker_mark; train_faces --marks)
 
 PIP_LAYOUT = {
@@ -135,8 +140,18 @@ def _rays(rng: random.Random, layer: np.ndarray, cx, cy, angle, n, reach, inner,
 
 
 def _glyph(rng: random.Random, canvas: np.ndarray, mask: np.ndarray, cx, cy, half, angle, colour) -> None:
-    """A random symbol (strokes, polygons, rings): never a pip-like small dot layout."""
-    layer = np.zeros(canvas.shape[:2], np.uint8)
+    """A random symbol (strokes, polygons, rings) for class 7: drawn again while it could
+    pass for pips (glyphs.pip_like: a filled polygon or ellipse alone is a big one's look)."""
+    for _ in range(20):
+        layer = _symbol(rng, canvas.shape[:2], cx, cy, half, angle)
+        if not pip_like(layer.astype(np.float32) / 255.0):
+            break
+    a = (layer.astype(np.float32) / 255.0 * mask)[..., None]
+    canvas[:] = canvas * (1 - a) + colour.astype(np.float32) * a
+
+
+def _symbol(rng: random.Random, shape, cx, cy, half, angle) -> np.ndarray:
+    layer = np.zeros(shape, np.uint8)
     th = max(1, int(half * rng.uniform(0.06, 0.14)))
     for _ in range(rng.randint(1, 3)):
         kind = rng.randrange(5)
@@ -153,8 +168,7 @@ def _glyph(rng: random.Random, canvas: np.ndarray, mask: np.ndarray, cx, cy, hal
         else:
             cv2.ellipse(layer, (int(cx), int(cy)), (int(half * rng.uniform(0.3, 0.6)), int(half * rng.uniform(0.1, 0.35))),
                         math.degrees(angle) + rng.uniform(0, 180), 0, 360, 255, th if rng.random() < 0.5 else -1, cv2.LINE_AA)
-    a = (layer.astype(np.float32) / 255.0 * mask)[..., None]
-    canvas[:] = canvas * (1 - a) + colour.astype(np.float32) * a
+    return layer
 
 
 FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX,

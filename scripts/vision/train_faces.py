@@ -475,6 +475,7 @@ def main():
     marked = f"-marks{args.marks}" if args.marks else ""
     if (args.off_centre, args.size_spread) != spreads:  # the pools' crops lie otherwise
         marked += f"-off{args.off_centre}-spread{args.size_spread}"
+    marked += f"-drawing{synth_faces.DRAWING}"  # a pool drawn by older code is not taken
     # a kept pool is whichever run drew it first (drawn by workers, other seeds than alone)
     pool = parallel.kept_pool(pools and pools / f"synth-{args.synth}-side{args.side}{marked}",
                               lambda: parallel.drawn_in_parallel(synth_pool, args.synth, 5, args.workers))
