@@ -124,3 +124,11 @@ def test_the_teachers_loss_leaves_out_the_scenes_it_is_told_to():
     # the first scene alone: the output is the teacher's, so nothing is left but rounding
     assert abs(float(train_detector.taught(out, [teacher], x, heat, torch.tensor([1.0, 0.0])))) < 1e-3
     assert float(train_detector.taught(out, [teacher], x, heat, torch.tensor([0.0, 1.0]))) == pytest.approx(both, rel=1e-4)
+    read = []  # the teachers read only the scenes taught
+
+    def counting(v):
+        read.append(v.shape[0])
+        return teacher(v)
+    assert float(train_detector.taught(out, [counting], x, heat, torch.tensor([0.0, 1.0]))) == pytest.approx(both, rel=1e-4)
+    assert float(train_detector.taught(out, [counting], x, heat, torch.tensor([0.0, 0.0]))) == 0.0
+    assert read == [1]

@@ -447,9 +447,16 @@ def taught(out, teachers, x, heat, scenes=None):
     """How far the net's output is from its teachers' averaged output on the same batch:
     binary cross-entropy to their centre probabilities (summed, per labelled die, as the
     focal loss is) and the L1 distance to their log sizes where they see a die. `scenes`
-    (one weight a scene, 0 or 1) leaves scenes out."""
+    (one weight a scene, 0 or 1) leaves scenes out; the teachers do not read those (eval
+    mode: a scene's reading does not depend on the others in its batch)."""
     with torch.no_grad():
-        t = torch.stack([teacher(x) for teacher in teachers]).mean(0)
+        read = None if scenes is None else scenes > 0
+        if read is None or bool(read.all()):
+            t = torch.stack([teacher(x) for teacher in teachers]).mean(0)
+        else:  # a scene left out weighs 0 below, whatever stands in for its teachers' reading
+            t = torch.zeros_like(out)
+            if bool(read.any()):
+                t[read] = torch.stack([teacher(x[read]) for teacher in teachers]).mean(0)
     w = torch.ones(x.shape[0], device=x.device) if scenes is None else scenes
     w = w[:, None, None]
     soft = torch.sigmoid(t[:, 0])
