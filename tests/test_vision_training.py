@@ -132,3 +132,17 @@ def test_the_teachers_loss_leaves_out_the_scenes_it_is_told_to():
     assert float(train_detector.taught(out, [counting], x, heat, torch.tensor([0.0, 1.0]))) == pytest.approx(both, rel=1e-4)
     assert float(train_detector.taught(out, [counting], x, heat, torch.tensor([0.0, 0.0]))) == 0.0
     assert read == [1]
+
+
+def test_a_face_model_for_pip_tables_is_taught_from_pictures_of_pip_dice_alone():
+    import dataset
+    images = Path(__file__).parent / "fixtures" / "rendered" / "images"
+
+    def picture(name, kind):
+        return dataset.Labelled("rendered", images / name, kind, ((10.0, 10.0, 40.0, 40.0, 3),), False)
+    pictures = [picture("pip_0030.jpg", "pip"), picture("chance_0001.jpg", "chance"),
+                picture("spikeA_0027.jpg", "spike-A"), picture("spikeA_0031.jpg", "symbol")]
+    every = train_faces.load_items(False, pictures)
+    assert [d[0][3] for _, d, _, _ in every] == [3, 7, 7, 7]
+    pips = train_faces.load_items(False, pictures, pips_only=True)
+    assert [d[0][3] for _, d, _, _ in pips] == [3]

@@ -174,14 +174,17 @@ def hard_negatives(img, dice):
     return out
 
 
-def load_items(held_out: bool, renders: list | None = None):
+def load_items(held_out: bool, renders: list | None = None, pips_only: bool = False):
     """(picture, dice, hard negatives, top-down) of each training photo (or held-out one);
     given `renders` (dataset.load_renders), of those instead. A die labelled None (a
     render's cocked or hidden die) is never a crop's subject, nor where a background crop
-    is cut."""
+    is cut. `pips_only`: pictures of chance cubes, spike or symbol dice are left out
+    (--pips-only)."""
     out = []
     for it in (dataset.load_all() if renders is None else renders):
         if it.held_out != held_out and not (not held_out and it.kind.endswith("enrol")):
+            continue
+        if pips_only and it.kind != "pip":
             continue
         img = cv2.imread(str(it.path))
         dice = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, max(b[2] - b[0], b[3] - b[1]),
@@ -458,6 +461,9 @@ def main():
     ap.add_argument("--checkpoint", metavar="FILE",
                     help="save the run here with every export, and go on from it when it is there (a run "
                          "stopped or killed resumes; keep it outside the repository)")
+    ap.add_argument("--pips-only", action="store_true",
+                    help="leave out the pictures of chance cubes, spike or symbol dice: a face model "
+                         "for pip tables (class 7 is then taught by the procedural faces alone)")
     ap.add_argument("--no-held-out", dest="held_check", action="store_false",
                     help="do not read the held-out photos (a training machine given the training split only)")
     args = ap.parse_args()
@@ -500,9 +506,10 @@ def main():
     print(f"{args.oblique} oblique crops in {time.time() - t0:.0f}s", flush=True)
     if args.pools_only:
         return
-    train = load_items(False)
-    held = load_items(True) if args.held_check else []
-    renders = load_items(False, [it for root in args.renders for it in dataset.load_renders(Path(root))])
+    train = load_items(False, pips_only=args.pips_only)
+    held = load_items(True, pips_only=args.pips_only) if args.held_check else []
+    renders = load_items(False, [it for root in args.renders for it in dataset.load_renders(Path(root))],
+                         pips_only=args.pips_only)
     rendered_cum = list(itertools.accumulate(max(1, len(d)) for _, d, _, _ in renders))
     print(f"{len(renders)} rendered scenes", flush=True)
     print(f"{len(train)} training images, {len(held)} held out", flush=True)
