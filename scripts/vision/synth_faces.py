@@ -143,10 +143,10 @@ def _glyph(rng: random.Random, canvas: np.ndarray, mask: np.ndarray, cx, cy, hal
     """A random symbol (strokes, polygons, rings) for class 7: drawn again while it could
     pass for pips (glyphs.pip_like: a filled polygon or ellipse alone is a big one's look)."""
     for _ in range(20):
-        layer = _symbol(rng, canvas.shape[:2], cx, cy, half, angle)
-        if not pip_like(layer.astype(np.float32) / 255.0):
+        ink = _symbol(rng, canvas.shape[:2], cx, cy, half, angle).astype(np.float32) / 255.0
+        if not pip_like(ink):
             break
-    a = (layer.astype(np.float32) / 255.0 * mask)[..., None]
+    a = (ink * mask)[..., None]
     canvas[:] = canvas * (1 - a) + colour.astype(np.float32) * a
 
 
