@@ -123,6 +123,24 @@ def test_the_chance_split_draws_only_chance_cubes_of_training_styles():
         assert not {s.body for s in styles} & set(render_dice.HELD_OUT["body"])
 
 
+def test_the_low_split_draws_pip_dice_of_training_styles_seen_from_low():
+    for seed in range(200):
+        kind, styles = render_dice.draw_styles(random.Random(seed), "low", 5)
+        assert kind == "pip"
+        assert not {s.body for s in styles} & set(render_dice.HELD_OUT["body"])
+    tilts = [render_dice.camera_tilt(random.Random(seed), "low") for seed in range(200)]
+    assert render_dice.LOW_TILT[0] <= min(tilts) and max(tilts) <= render_dice.LOW_TILT[1]
+
+
+def test_the_other_splits_tilt_their_cameras_as_renderer_5_did():
+    def old(rng):  # renderer 5's draw, as it was written before camera_tilt
+        return math.radians(rng.choice([0, rng.uniform(0, 20), rng.uniform(20, 45)]))
+
+    a, b = random.Random(4), random.Random(4)
+    for split in ("train", "heldout", "chance"):
+        assert [math.radians(render_dice.camera_tilt(a, split)) for _ in range(50)] == [old(b) for _ in range(50)]
+
+
 def test_a_chance_cube_s_shades_are_drawn_as_renderer_5_drew_them():
     def old(rng):  # renderer 5's draw, as it was written before chance_shades
         red = render_dice._hsv(rng.uniform(-0.04, 0.03), rng.uniform(0.6, 1.0), rng.uniform(0.45, 1.0))

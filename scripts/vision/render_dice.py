@@ -15,6 +15,7 @@ least MIN_DIE_PX across: a real frame has those pixels.
     /path/to/bpy-venv/bin/python scripts/vision/render_dice.py --out ~/renders/train --count 2000
     ... --split heldout --out ~/renders/heldout --count 200   (styles no training render uses)
     ... --split chance --out ~/renders/chance --count 1500    (training styles, chance cubes only)
+    ... --split low --out ~/renders/low --count 600           (training styles, pip dice, a low camera)
 
 The cache lives outside the repository: OUT/images/SPLIT_NNNNNN.jpg and OUT/manifest.jsonl
 (with --empty, OUT/images/SPLIT_NNNNNN_empty.jpg and OUT/empty.jsonl), one line a scene,
@@ -65,7 +66,12 @@ MAX_SIDE = 1280  # as wide as the frames the companion reads
 #: needs no new version. (At commit f189491 it drew paler reds and blues too, saturation
 #: down to 0.3 and 0.22: the colour model trained on them lost; docs/decisions.md,
 #: 2026-12-07. A chance cache made then holds those cubes: render into a new folder.)
-SPLIT_SEED = {"train": 0, "heldout": 50_000_000, "chance": 100_000_000}
+#: The "low" split draws training styles too, every scene of pip dice, the camera 45-65
+#: degrees from straight down: a phone held at the table, whose dice show their side faces
+#: nearly as large as their tops (epanemu-table's look). Its draws add to train's, so the
+#: other splits' scenes are as they were.
+SPLIT_SEED = {"train": 0, "heldout": 50_000_000, "chance": 100_000_000, "low": 150_000_000}
+LOW_TILT = (45.0, 65.0)
 #: A chance cube's red and blue: HSV ranges (hue, saturation, value).
 CHANCE_SHADES = {"red": ((-0.04, 0.03), (0.6, 1.0), (0.45, 1.0)), "blue": ((0.55, 0.7), (0.5, 1.0), (0.3, 0.95))}
 #: Styles only held-out renders use, so a model is judged on looks it never trained on.
@@ -477,6 +483,8 @@ def draw_styles(rng: random.Random, split: str, n: int) -> tuple[str, list[DieSt
     kind = rng.choices(["pip", "chance", "symbol"], [0.6, 0.2, 0.2])[0]
     if split == "chance":
         kind = "chance"
+    if split == "low":
+        kind = "pip"
     bodies = [b for b in BODIES if (b in HELD_OUT["body"]) == held] if held else \
         [b for b in BODIES if b not in HELD_OUT["body"]]
     if held:
@@ -512,6 +520,14 @@ def camera_turn(rng: random.Random, tilt_deg: float) -> float:
     if tilt_deg < UPRIGHT_TILT:
         return rng.uniform(-math.pi, math.pi)
     return rng.uniform(-1.0, 1.0) * math.radians(UPRIGHT_TURN)
+
+
+def camera_tilt(rng: random.Random, split: str) -> float:
+    """The camera's tilt from straight down, in degrees: none, slight or up to 45 (a third
+    each), or, in the low split, LOW_TILT (drawn after the others' draws, so scene i of the
+    other splits is the same scene it was)."""
+    tilt = rng.choice([0, rng.uniform(0, 20), rng.uniform(20, 45)])
+    return rng.uniform(*LOW_TILT) if split == "low" else tilt
 
 
 def picture_width(side: int, distance: float, size_cm: float, lens_mm: float) -> int:
@@ -624,7 +640,7 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
         scene.frame_set(f)
     bpy.context.view_layer.update()
 
-    # camera: straight down to 45 degrees, a 24-50 mm lens (full-frame terms), the dice in view
+    # camera: straight down to 45 degrees (the low split: LOW_TILT), a 24-50 mm lens (full-frame terms), the dice in view
     poses = [obj.matrix_world.copy() for obj, _, _ in dice]
     centre = sum((m.translation for m in poses), Vector()) / len(poses)
     extent = max((m.translation - centre).length for m in poses) + 2.5
@@ -634,7 +650,7 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
     camera = bpy.data.objects.new("camera", cam_data)
     scene.collection.objects.link(camera)
     scene.camera = camera
-    tilt = math.radians(rng.choice([0, rng.uniform(0, 20), rng.uniform(20, 45)]))
+    tilt = math.radians(camera_tilt(rng, split))
     # near enough that a die is 12-70 px across (log-uniform), far enough that the throw fits
     focal_px = side * cam_data.lens / 36
     size = sum(s.size_cm for s in styles) / len(styles)

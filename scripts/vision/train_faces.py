@@ -406,7 +406,8 @@ def main():
     ap.add_argument("--paste-share", type=float, default=0.3, help="share of each batch cut from them")
     ap.add_argument("--renders", action="append", default=[], metavar="DIR",
                     help="a render cache (render_dice.py) whose training scenes join the photos (repeatable)")
-    ap.add_argument("--renders-share", type=float, default=0.4, help="share of the photo crops cut from renders")
+    ap.add_argument("--renders-share", type=float, default=0.4,
+                    help="share of all crops cut from renders (the rest: photos, procedural, oblique)")
     ap.add_argument("--sprites-cache", default=None, help="pickle file for the pasted dice (made when missing)")
     ap.add_argument("--oblique", type=int, default=0, help="crops of dice seen at an angle drawn before training")
     ap.add_argument("--oblique-share", type=float, default=0.25, help="share of each batch taken from them")
