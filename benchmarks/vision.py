@@ -74,6 +74,7 @@ from dataset import SETS, TEST_ONLY, fixed, is_held_out, lies_flat  # noqa: E402
 from legibility import legible  # noqa: E402
 from render_dice import EMPTY as RENDERED_EMPTY  # noqa: E402  (no Blender needed)
 from render_dice import cached_scenes as render_dice_scenes  # noqa: E402
+from render_dice import held_out  # noqa: E402
 from hardware.vision import ReadyToRead, SpikeProfile, read_dice, teach_spike  # noqa: E402
 from hardware.vision.config import VisionConfig  # noqa: E402
 from hardware.vision.memory import TableMemory  # noqa: E402
@@ -117,8 +118,9 @@ def rendered_scenes(root: Path) -> list[dict]:
     out = []
     empty = {e["image"]: e["empty"] for e in render_dice_scenes(root / RENDERED_EMPTY)}
     for e in render_dice_scenes(root / "manifest.jsonl"):
-        if e["split"] != "heldout":
-            raise SystemExit(f"{root} holds training renders: --renders reads a --split heldout cache only")
+        if not held_out(e["split"]):
+            raise SystemExit(f"{root} holds training renders: --renders reads a --split heldout "
+                             "(or heldout-low) cache only")
         dice = e["dice_detail"]
         if e["kind"] in ("pip", "chance") and dice and all(lies_flat(d) for d in dice):
             out.append({"image": e["image"], "kind": e["kind"], "boxes": [list(d["box"]) + [d["value"]] for d in dice],

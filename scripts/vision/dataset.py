@@ -22,6 +22,7 @@ from pathlib import Path
 
 from glyphs import glyph_set, pip_like
 from legibility import legible  # the renders whose marks their picture does not show
+from render_dice import held_out  # which render splits draw the held-out styles
 
 # COMPANION_DATASETS: another root (a copy carried to a training machine)
 DATASETS = Path(os.environ.get("COMPANION_DATASETS") or Path(__file__).resolve().parents[3] / "shared" / "datasets")
@@ -143,6 +144,6 @@ def load_renders(root: Path) -> list[Labelled]:
         # renderer 5 says whether its camera had an up (its first scenes by the tilt: 8 degrees)
         upright = e["scene"].get("upright", e.get("renderer", 1) >= 5 and e["scene"]["tilt_deg"] >= 8.0)
         any_turn = not upright
-        out.append(Labelled("renders", root / e["image"], kind, boxes, e["split"] == "heldout", any_turn))
+        out.append(Labelled("renders", root / e["image"], kind, boxes, held_out(e["split"]), any_turn))
     return out
 

@@ -16,6 +16,7 @@ least MIN_DIE_PX across: a real frame has those pixels.
     ... --split heldout --out ~/renders/heldout --count 200   (styles no training render uses)
     ... --split chance --out ~/renders/chance --count 1500    (training styles, chance cubes only)
     ... --split low --out ~/renders/low --count 600           (training styles, pip dice, a low camera)
+    ... --split heldout-low --out ~/renders/heldout-low --count 150   (held-out styles, the same)
 
 The cache lives outside the repository: OUT/images/SPLIT_NNNNNN.jpg and OUT/manifest.jsonl
 (with --empty, OUT/images/SPLIT_NNNNNN_empty.jpg and OUT/empty.jsonl), one line a scene,
@@ -70,8 +71,16 @@ MAX_SIDE = 1280  # as wide as the frames the companion reads
 #: degrees from straight down: a phone held at the table, whose dice show their side faces
 #: nearly as large as their tops (epanemu-table's look). Its draws add to train's, so the
 #: other splits' scenes are as they were.
-SPLIT_SEED = {"train": 0, "heldout": 50_000_000, "chance": 100_000_000, "low": 150_000_000}
+#: "heldout-low" is the low split's held-out twin: held-out styles, pip dice, a low camera.
+SPLIT_SEED = {"train": 0, "heldout": 50_000_000, "chance": 100_000_000, "low": 150_000_000,
+              "heldout-low": 200_000_000}
 LOW_TILT = (45.0, 65.0)
+LOW_SPLITS = ("low", "heldout-low")
+
+
+def held_out(split: str) -> bool:
+    """Whether a split draws the held-out styles (a test-only render cache)."""
+    return split in ("heldout", "heldout-low")
 #: A chance cube's red and blue: HSV ranges (hue, saturation, value).
 CHANCE_SHADES = {"red": ((-0.04, 0.03), (0.6, 1.0), (0.45, 1.0)), "blue": ((0.55, 0.7), (0.5, 1.0), (0.3, 0.95))}
 #: Styles only held-out renders use, so a model is judged on looks it never trained on.
@@ -479,11 +488,11 @@ def chance_shades(rng: random.Random) -> tuple[tuple, tuple]:
 def draw_styles(rng: random.Random, split: str, n: int) -> tuple[str, list[DieStyle]]:
     """The scene's kind and each die's style. Training draws no held-out style; a held-out
     scene draws held-out bodies, surfaces and symbol sets wherever it can."""
-    held = split == "heldout"
+    held = held_out(split)
     kind = rng.choices(["pip", "chance", "symbol"], [0.6, 0.2, 0.2])[0]
     if split == "chance":
         kind = "chance"
-    if split == "low":
+    if split in LOW_SPLITS:
         kind = "pip"
     bodies = [b for b in BODIES if (b in HELD_OUT["body"]) == held] if held else \
         [b for b in BODIES if b not in HELD_OUT["body"]]
@@ -524,10 +533,10 @@ def camera_turn(rng: random.Random, tilt_deg: float) -> float:
 
 def camera_tilt(rng: random.Random, split: str) -> float:
     """The camera's tilt from straight down, in degrees: none, slight or up to 45 (a third
-    each), or, in the low split, LOW_TILT (drawn after the others' draws, so scene i of the
+    each), or, in the low splits, LOW_TILT (drawn after the others' draws, so scene i of the
     other splits is the same scene it was)."""
     tilt = rng.choice([0, rng.uniform(0, 20), rng.uniform(20, 45)])
-    return rng.uniform(*LOW_TILT) if split == "low" else tilt
+    return rng.uniform(*LOW_TILT) if split in LOW_SPLITS else tilt
 
 
 def picture_width(side: int, distance: float, size_cm: float, lens_mm: float) -> int:
@@ -552,7 +561,7 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
     scene = bpy.context.scene
     scene.unit_settings.scale_length = 0.01  # one unit is a centimetre: Bullet likes sizes near 1
     scene.gravity = (0, 0, -981.0)
-    held = split == "heldout"
+    held = held_out(split)
 
     # the table and the tray
     surfaces = [s for s in SURFACES if (s in HELD_OUT["surface"]) == held] if held else \
