@@ -123,31 +123,26 @@ def test_the_chance_split_draws_only_chance_cubes_of_training_styles():
         assert not {s.body for s in styles} & set(render_dice.HELD_OUT["body"])
 
 
-def test_the_low_split_draws_pip_dice_of_training_styles_seen_from_low():
-    for seed in range(200):
-        kind, styles = render_dice.draw_styles(random.Random(seed), "low", 5)
-        assert kind == "pip"
-        assert not {s.body for s in styles} & set(render_dice.HELD_OUT["body"])
-    tilts = [render_dice.camera_tilt(random.Random(seed), "low") for seed in range(200)]
-    assert render_dice.LOW_TILT[0] <= min(tilts) and max(tilts) <= render_dice.LOW_TILT[1]
-
-
-def test_the_held_out_low_split_draws_held_out_pip_dice_from_low_and_is_read_as_held_out(tmp_path):
+@pytest.mark.parametrize("split, held", [("low", False), ("heldout-low", True)])
+def test_the_low_splits_draw_pip_dice_seen_from_low_and_are_read_as_their_styles(tmp_path, split, held):
     import dataset
 
-    assert render_dice.held_out("heldout-low") and not render_dice.held_out("low")
+    assert render_dice.held_out(split) is held
     for seed in range(200):
-        kind, styles = render_dice.draw_styles(random.Random(seed), "heldout-low", 5)
+        kind, styles = render_dice.draw_styles(random.Random(seed), split, 5)
         assert kind == "pip"
-        assert {s.body for s in styles} <= set(render_dice.HELD_OUT["body"]) | {"translucent", "marbled"}
-    tilts = [render_dice.camera_tilt(random.Random(seed), "heldout-low") for seed in range(200)]
+        bodies = {s.body for s in styles}
+        if held:
+            assert bodies <= set(render_dice.HELD_OUT["body"]) | {"translucent", "marbled"}
+        else:
+            assert not bodies & set(render_dice.HELD_OUT["body"])
+    tilts = [render_dice.camera_tilt(random.Random(seed), split) for seed in range(200)]
     assert render_dice.LOW_TILT[0] <= min(tilts) and max(tilts) <= render_dice.LOW_TILT[1]
-    lines = [json.dumps({"image": f"images/{split}_000001.jpg", "seed": 1, "renderer": 5, "split": split,
-                         "kind": "pip", "scene": {"tilt_deg": 50.0},
-                         "dice_detail": [{"value": 3, "box": [0, 0, 20, 20], "cocked": False, "hidden": 0.0}]})
-             for split in ("low", "heldout-low")]
-    (tmp_path / "manifest.jsonl").write_text("\n".join(lines) + "\n")
-    assert [it.held_out for it in dataset.load_renders(tmp_path)] == [False, True]
+    (tmp_path / "manifest.jsonl").write_text(json.dumps({
+        "image": f"images/{split}_000001.jpg", "seed": 1, "renderer": 5, "split": split, "kind": "pip",
+        "scene": {"tilt_deg": 50.0},
+        "dice_detail": [{"value": 3, "box": [0, 0, 20, 20], "cocked": False, "hidden": 0.0}]}) + "\n")
+    assert [it.held_out for it in dataset.load_renders(tmp_path)] == [held]
 
 
 def test_the_other_splits_tilt_their_cameras_as_renderer_5_did():

@@ -76,11 +76,7 @@ SPLIT_SEED = {"train": 0, "heldout": 50_000_000, "chance": 100_000_000, "low": 1
               "heldout-low": 200_000_000}
 LOW_TILT = (45.0, 65.0)
 LOW_SPLITS = ("low", "heldout-low")
-
-
-def held_out(split: str) -> bool:
-    """Whether a split draws the held-out styles (a test-only render cache)."""
-    return split in ("heldout", "heldout-low")
+HELD_SPLITS = ("heldout", "heldout-low")  # the splits of held-out styles (test-only caches)
 #: A chance cube's red and blue: HSV ranges (hue, saturation, value).
 CHANCE_SHADES = {"red": ((-0.04, 0.03), (0.6, 1.0), (0.45, 1.0)), "blue": ((0.55, 0.7), (0.5, 1.0), (0.3, 0.95))}
 #: Styles only held-out renders use, so a model is judged on looks it never trained on.
@@ -101,6 +97,11 @@ PIPS = {1: [(0, 0)], 2: [(-1, -1), (1, 1)], 3: [(-1, -1), (0, 0), (1, 1)],
         6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)]}
 CELL = 128  # texture pixels per face
 EMPTY = "empty.jsonl"  # a cache's empty-table photos (--empty), one line a scene
+
+
+def held_out(split: str) -> bool:
+    """Whether a split draws the held-out styles (a test-only render cache)."""
+    return split in HELD_SPLITS
 
 
 @dataclass(frozen=True)
@@ -649,7 +650,8 @@ def build_and_render(bpy, seed: int, split: str, out_image: Path, side: int, sam
         scene.frame_set(f)
     bpy.context.view_layer.update()
 
-    # camera: straight down to 45 degrees (the low split: LOW_TILT), a 24-50 mm lens (full-frame terms), the dice in view
+    # camera: straight down to 45 degrees (the low splits: LOW_TILT), a 24-50 mm lens
+    # (full-frame terms), the dice in view
     poses = [obj.matrix_world.copy() for obj, _, _ in dice]
     centre = sum((m.translation for m in poses), Vector()) / len(poses)
     extent = max((m.translation - centre).length for m in poses) + 2.5
